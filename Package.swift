@@ -1,0 +1,93 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "LiveBridge",
+    products: [
+        .executable(name: "livebridge", targets: ["livebridge"]),
+        .library(name: "LiveBridgeCore", targets: ["LiveBridgeCore"]),
+        .library(name: "LiveBridgeApp", targets: ["LiveBridgeApp"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .target(name: "CLiveBridgeShims", dependencies: ["CCurl", "COpenSSL", "CMosquitto"]),
+        .target(name: "LiveBridgeCore"),
+        .target(
+            name: "LiveBridgeNet",
+            dependencies: ["LiveBridgeCore", "CCurl", "CMosquitto", "COpenSSL", "CLiveBridgeShims"]
+        ),
+        .target(name: "LiveBridgeSinks", dependencies: ["LiveBridgeCore", "LiveBridgeNet"]),
+        .target(
+            name: "LiveBridgeSABnzbd",
+            dependencies: ["LiveBridgeCore", "LiveBridgeNet"],
+            path: "adapters/SABnzbd/Sources"
+        ),
+        .target(
+            name: "LiveBridgeBambu",
+            dependencies: ["LiveBridgeCore", "LiveBridgeNet"],
+            path: "adapters/BambuLab/Sources"
+        ),
+        .target(
+            name: "LiveBridgeHomeAssistant",
+            dependencies: ["LiveBridgeCore", "LiveBridgeNet"],
+            path: "adapters/HomeAssistant/Sources"
+        ),
+        .target(
+            name: "LiveBridgeApp",
+            dependencies: [
+                "LiveBridgeCore", "LiveBridgeNet", "LiveBridgeSinks",
+                "LiveBridgeSABnzbd", "LiveBridgeBambu", "LiveBridgeHomeAssistant",
+            ]
+        ),
+        .executableTarget(name: "livebridge", dependencies: ["LiveBridgeApp"]),
+        .executableTarget(
+            name: "custom-adapter",
+            dependencies: ["LiveBridgeCore", "LiveBridgeApp"],
+            path: "examples/custom-adapter"
+        ),
+        .target(
+            name: "LiveBridgeTestSupport",
+            dependencies: ["LiveBridgeCore", "LiveBridgeNet"]
+        ),
+        .testTarget(name: "LiveBridgeCoreTests", dependencies: ["LiveBridgeCore"]),
+        .testTarget(
+            name: "LiveBridgeNetTests",
+            dependencies: ["LiveBridgeCore", "LiveBridgeNet", "LiveBridgeTestSupport"]
+        ),
+        .testTarget(
+            name: "LiveBridgeSinksTests",
+            dependencies: ["LiveBridgeCore", "LiveBridgeNet", "LiveBridgeSinks", "LiveBridgeTestSupport"]
+        ),
+        .testTarget(
+            name: "LiveBridgeSABnzbdTests",
+            dependencies: ["LiveBridgeCore", "LiveBridgeNet", "LiveBridgeSABnzbd", "LiveBridgeSinks", "LiveBridgeTestSupport"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "LiveBridgeBambuTests",
+            dependencies: ["LiveBridgeCore", "LiveBridgeNet", "LiveBridgeBambu", "LiveBridgeSinks", "LiveBridgeTestSupport"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "LiveBridgeHomeAssistantTests",
+            dependencies: [
+                "LiveBridgeCore", "LiveBridgeNet", "LiveBridgeHomeAssistant", "LiveBridgeSinks", "LiveBridgeTestSupport",
+            ],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "LiveBridgeAppTests",
+            dependencies: ["LiveBridgeApp", "LiveBridgeCore", "LiveBridgeNet", "LiveBridgeSinks", "LiveBridgeTestSupport"]
+        ),
+    ]
+)
+
+for target in package.targets where target.type != .system && target.name != "CLiveBridgeShims" {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+        .enableUpcomingFeature("InternalImportsByDefault"),
+    ]
+}

@@ -1,0 +1,3 @@
+import LiveBridgeApp
+
+await LiveBridgeCommand.main()
