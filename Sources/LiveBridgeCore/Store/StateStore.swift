@@ -1,0 +1,133 @@
+import Foundation
+import Synchronization
+
+/// A small persisted key/value store in the data directory: tracker state for resume, budget
+/// counters, pinned certificate fingerprints, service-side activity ids.
+///
+/// Keys are file names (`trackers.json`, `pins/bambu-01s00c.sha256`). Writes are atomic (temp
+/// file + rename), so a crash leaves either the old or the new value, never half of one.
+public protocol StateStore: Sendable {
+    /// The stored bytes, or nil when the key was never written.
+    func read(_ key: String) throws(StateStoreError) -> [UInt8]?
+    /// Replaces the value atomically.
+    func write(_ key: String, _ bytes: [UInt8]) throws(StateStoreError)
+    /// Removes the key (no error when missing).
+    func remove(_ key: String) throws(StateStoreError)
+}
+
+extension StateStore {
+    /// Reads and parses a JSON document; nil when the key is missing.
+    public func readJSON(_ key: String) throws(StateStoreError) -> JSONValue? {
+        guard let bytes = try read(key) else { return nil }
+        do {
+            return try JSONParser.parse(bytes)
+        } catch {
+            throw StateStoreError(key: key, message: "stored file is not valid JSON (\(error.message)); it will be rewritten")
+        }
+    }
+
+    /// Writes a JSON document.
+    public func writeJSON(_ key: String, _ value: JSONValue) throws(StateStoreError) {
+        try write(key, JSONWriter.bytes(value))
+    }
+}
+
+/// A store operation failed: the data directory is missing, read-only or full.
+public struct StateStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var key: String
+    public var message: String
+
+    public init(key: String, message: String) {
+        self.key = key
+        self.message = message
+    }
+
+    public var description: String { "state \"\(key)\": \(message)" }
+}
+
+/// Files in a directory, written atomically.
+public struct FileStateStore: StateStore {
+    /// The data directory.
+    public let directory: String
+
+    public init(directory: String) {
+        self.directory = directory
+    }
+
+    private func path(_ key: String) -> String {
+        (directory as NSString).appendingPathComponent(key)
+    }
+
+    public func read(_ key: String) throws(StateStoreError) -> [UInt8]? {
+        let file = path(key)
+        guard FileManager.default.fileExists(atPath: file) else { return nil }
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw StateStoreError(key: key, message: "cannot read \(file) (check its permissions)")
+        }
+        return Array(data)
+    }
+
+    public func write(_ key: String, _ bytes: [UInt8]) throws(StateStoreError) {
+        let file = path(key)
+        let folder = (file as NSString).deletingLastPathComponent
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw StateStoreError(key: key, message: "cannot create \(folder): \(Self.reason(error))")
+        }
+        let temporary = folder + "/." + (file as NSString).lastPathComponent + ".tmp-\(getpid())"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw StateStoreError(key: key, message: "cannot write in \(folder): \(String(cString: strerror(errno)))")
+        }
+        var written = 0
+        let failure: Int32? = bytes.withUnsafeBytes { buffer -> Int32? in
+            while written < buffer.count {
+                let result = Foundation.write(descriptor, buffer.baseAddress! + written, buffer.count - written)
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                written += result
+            }
+            return fsync(descriptor) == 0 ? nil : errno
+        }
+        close(descriptor)
+        if let failure {
+            unlink(temporary)
+            throw StateStoreError(key: key, message: "cannot write \(file): \(String(cString: strerror(failure)))")
+        }
+        guard rename(temporary, file) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw StateStoreError(key: key, message: "cannot replace \(file): \(reason)")
+        }
+    }
+
+    public func remove(_ key: String) throws(StateStoreError) {
+        let file = path(key)
+        if unlink(file) != 0 && errno != ENOENT {
+            throw StateStoreError(key: key, message: "cannot remove \(file): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        (error as NSError).localizedDescription
+    }
+}
+
+/// A store in memory: tests, `livebridge demo`, and the fallback when the data directory fails.
+public final class MemoryStateStore: StateStore {
+    private let values = Mutex<[String: [UInt8]]>([:])
+
+    public init() {}
+
+    public func read(_ key: String) throws(StateStoreError) -> [UInt8]? { values.withLock { $0[key] } }
+
+    public func write(_ key: String, _ bytes: [UInt8]) throws(StateStoreError) { values.withLock { $0[key] = bytes } }
+
+    public func remove(_ key: String) throws(StateStoreError) { _ = values.withLock { $0.removeValue(forKey: key) } }
+
+    /// Every key currently stored.
+    public var keys: [String] { values.withLock { Array($0.keys).sorted() } }
+}
