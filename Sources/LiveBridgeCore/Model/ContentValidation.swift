@@ -3,6 +3,10 @@ public struct ContentValidationError: Error, Sendable, Equatable, CustomStringCo
     /// One line per problem, each naming the field and the rule (`content.progress: 1.4 is outside 0…1`).
     public var problems: [String]
 
+    public init(problems: [String]) {
+        self.problems = problems
+    }
+
     public var description: String { "invalid content: " + problems.joined(separator: "; ") }
 }
 

@@ -188,6 +188,11 @@ public struct ContentDecodingError: Error, Sendable, Equatable, CustomStringConv
     /// What was expected there.
     public var expected: String
 
+    public init(path: String, expected: String) {
+        self.path = path
+        self.expected = expected
+    }
+
     public var description: String { "\(path): expected \(expected)" }
 }
 

@@ -1,0 +1,90 @@
+/// What the phone does between pushes, which decides how few pushes a sink needs.
+public enum DisplayModel: String, Sendable, Hashable, Codable {
+    /// With `live_progress` the bar glides from the pushed progress to 1.0 at `end_date`
+    /// (PushWard); if `end_date` passes without a push the bar falls back to the pushed progress.
+    case interpolating
+    /// The bar stays where it was pushed (the state-object service, MQTT, console).
+    case `static`
+}
+
+/// The result of delivering one frame.
+public struct DeliveryReceipt: Sendable, Hashable {
+    /// Requests the sink made for this frame (a 404 recreate makes three).
+    public var requests: Int
+    /// When the service accepted the frame (Unix seconds).
+    public var appliedAt: Double
+
+    public init(requests: Int = 1, appliedAt: Double) {
+        self.requests = requests
+        self.appliedAt = appliedAt
+    }
+}
+
+/// Why a sink could not deliver, classified for the delivery policy.
+public struct SinkError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What delivery should do about it.
+    public enum Kind: Sendable, Hashable {
+        /// Network error or 5xx: back off and retry; counts toward the circuit breaker.
+        case unavailable
+        /// 429 rate limit: retry after the given seconds; the service is up.
+        case rateLimited(retryAfter: Double)
+        /// Monthly quota used up: stop sending until the given Unix time (nil = unknown).
+        case quotaExhausted(until: Double?)
+        /// Credentials missing or wrong: stop this sink until the configuration is fixed.
+        case authentication
+        /// The service refused this frame (400/403/409/422): drop it and resynchronise later.
+        case rejected
+    }
+
+    public var kind: Kind
+    /// Stable service code when there is one (`quota.exceeded`, `INVALID_API_KEY`).
+    public var code: String?
+    /// HTTP status when the service answered.
+    public var status: Int?
+    /// User-facing message, already free of secrets.
+    public var message: String
+
+    public init(_ kind: Kind, code: String? = nil, status: Int? = nil, message: String) {
+        self.kind = kind
+        self.code = code
+        self.status = status
+        self.message = message
+    }
+
+    public var description: String {
+        var text = message
+        if let status { text = "HTTP \(status)" + (code.map { " \($0)" } ?? "") + ": " + text }
+        return text
+    }
+}
+
+/// A push service (or a local output) that frames are delivered to.
+///
+/// One instance per configured sink. Each declares its display model so that its own tracker's
+/// economy is right for it; delivery (ordering, coalescing, retries) is shared code around it.
+public protocol Sink: Sendable {
+    /// The configured name (`phone`).
+    var name: String { get }
+    /// The configured type (`pushward`).
+    var type: String { get }
+    var displayModel: DisplayModel { get }
+    /// Sends one frame; throws a classified error.
+    func deliver(_ frame: ActivityFrame) async throws(SinkError) -> DeliveryReceipt
+    /// Checks reachability and credentials for `livebridge check` (one line of detail).
+    func probe() async -> ProbeResult
+}
+
+extension Sink {
+    public func probe() async -> ProbeResult { ProbeResult(ok: true, detail: "no probe for this sink type") }
+}
+
+/// The outcome of `livebridge check` for one source or sink.
+public struct ProbeResult: Sendable, Hashable {
+    public var ok: Bool
+    public var detail: String
+
+    public init(ok: Bool, detail: String) {
+        self.ok = ok
+        self.detail = detail
+    }
+}

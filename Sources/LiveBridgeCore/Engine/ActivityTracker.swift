@@ -1,0 +1,497 @@
+/// Budget state the tracker takes into account when deciding whether a push is worth it.
+public struct BudgetPressure: Sendable, Hashable {
+    /// ε and the ETA tolerance are multiplied by this (1 = no pressure).
+    public var widening: Double
+    /// The month's budget is spent: only starts and ends go out.
+    public var exhausted: Bool
+
+    public init(widening: Double = 1, exhausted: Bool = false) {
+        self.widening = widening
+        self.exhausted = exhausted
+    }
+
+    /// No budget configured.
+    public static let none = BudgetPressure()
+}
+
+/// One observation of the truth, kept to extrapolate and to estimate the display error.
+public struct TruthSample: Sendable, Hashable, Codable {
+    public var progress: Double?
+    public var time: Double
+    /// Absolute finish time, when known.
+    public var finish: Double?
+    /// True when `finish` is a fixed timestamp from the source.
+    public var fixedFinish: Bool
+
+    public init(progress: Double?, time: Double, finish: Double?, fixedFinish: Bool) {
+        self.progress = progress
+        self.time = time
+        self.finish = finish
+        self.fixedFinish = fixedFinish
+    }
+
+    /// The progress expected at `t`, assuming the job keeps to its finish estimate.
+    func extrapolated(to t: Double, maximumAge: Double) -> Double? {
+        guard let progress else { return nil }
+        guard t > time, t - time <= maximumAge, let finish, finish > t else { return progress }
+        return min(1, progress + (1 - progress) * (t - time) / (finish - time))
+    }
+}
+
+/// The life of one activity on one sink: create → seed → updates → two-phase end, and the push
+/// economy that decides which observations are worth a push.
+///
+/// A value type with no I/O and no clock: every method takes the time, and returns the frames to
+/// deliver. The owner performs them (async-http-client's state-machine shape), which is what lets
+/// tests and `livebridge replay` run hours of virtual time in milliseconds.
+public struct ActivityTracker: Sendable {
+    /// Where the activity is on the service.
+    public enum Lifecycle: String, Sendable, Codable {
+        /// Never started here, or ended and forgotten.
+        case idle
+        /// Ongoing on the service.
+        case running
+        /// The final `ongoing` frame went out; `ended` follows after `endDisplay`.
+        case ending
+        /// Ended on the service.
+        case ended
+    }
+
+    /// Content fields the tracker owns; adapters' values for them are ignored.
+    static let anchorFields = ["progress", "end_date", "live_progress", "remaining_time", "duration", "start_date"]
+
+    public let slug: String
+    public let model: DisplayModel
+    public var settings: EconomySettings
+    public private(set) var name: String
+    public private(set) var lifecycle: Lifecycle = .idle
+    /// The content as the service stores it after our pushes (our model of it).
+    public private(set) var stored: JSONValue = .object([:])
+    /// What the phone was last told about the bar.
+    public private(set) var anchor: DisplayAnchor?
+    public private(set) var lastPushAt: Double?
+    /// The latest truth.
+    public private(set) var truth: TruthSample?
+    private var previousTruth: TruthSample?
+    private var lastStable: JSONValue = .object([:])
+    private var lastPhaseKind = "none"
+    private var lastDetailsAt: Double?
+    private var endDue: Double?
+    private var staleTTL: Double = 0
+    private var suppressedDeadline: Double?
+    private var needsResync = false
+    private var priority: Int?
+    public private(set) var sequence = 0
+
+    public init(slug: String, name: String? = nil, model: DisplayModel, settings: EconomySettings) {
+        self.slug = slug
+        self.name = name ?? slug
+        self.model = model
+        self.settings = settings
+    }
+
+    // MARK: - Handling observations
+
+    /// Takes one observation; returns the frames to deliver now (often none).
+    public mutating func handle(
+        _ update: ActivityUpdate, at now: Double, budget: BudgetPressure = .none
+    ) -> [ActivityFrame] {
+        let t = min(update.observedAt ?? now, now)
+        name = update.name
+        if let priority = update.priority { self.priority = priority }
+        let finish = update.eta?.finish(observedAt: t)
+        var fixed = false
+        if case .finishesAt = update.eta { fixed = true }
+        let progress = update.progress.map { $0.isFinite ? min(1, max(0, $0)) : 0 }
+        if let current = truth, current.time < t { previousTruth = current }
+        truth = TruthSample(progress: progress ?? truth?.progress, time: t, finish: finish, fixedFinish: fixed)
+        let stable = Self.stableContent(update.content)
+        let phaseKind = Self.phaseKind(update.phase)
+
+        switch update.phase {
+        case .ended(let outcome):
+            switch lifecycle {
+            case .idle, .ended, .ending:
+                return []
+            case .running:
+                return end(update, outcome: outcome, stable: stable, at: now)
+            }
+        case .active, .paused:
+            switch lifecycle {
+            case .idle, .ended:
+                return [start(update, stable: stable, phaseKind: phaseKind, at: now)]
+            case .ending:
+                lifecycle = .running
+                endDue = nil
+                return [push(update, stable: stable, phaseKind: phaseKind, reason: .restart, at: now)]
+            case .running:
+                guard let reason = pushReason(update, stable: stable, phaseKind: phaseKind, at: now, budget: budget)
+                else { return [] }
+                return [push(update, stable: stable, phaseKind: phaseKind, reason: reason, at: now)]
+            }
+        }
+    }
+
+    /// When `tick` next has something to do (Unix seconds), or nil.
+    public var nextDeadline: Double? {
+        switch lifecycle {
+        case .ending:
+            return endDue
+        case .running:
+            var deadline = heartbeatDue
+            if let anchorDeadline { deadline = min(deadline ?? .infinity, anchorDeadline) }
+            return deadline
+        case .idle, .ended:
+            return nil
+        }
+    }
+
+    /// Performs what is due at `now`: the `ended` half of a two-phase end, a re-anchor before
+    /// `end_date` passes while the job still runs, or a heartbeat before `stale_ttl` expires.
+    public mutating func tick(at now: Double, budget: BudgetPressure = .none) -> [ActivityFrame] {
+        switch lifecycle {
+        case .ending:
+            guard let endDue, now >= endDue else { return [] }
+            return [finishEnd(at: now)]
+        case .running:
+            if let deadline = anchorDeadline, now >= deadline {
+                if budget.exhausted {
+                    suppressedDeadline = anchor?.endDate
+                    return []
+                }
+                return [repush(reason: .deadline, at: now)]
+            }
+            if let due = heartbeatDue, now >= due {
+                return [repush(reason: .heartbeat, at: now)]
+            }
+            return []
+        case .idle, .ended:
+            return []
+        }
+    }
+
+    // MARK: - Delivery feedback
+
+    /// The service applied `frame` at `appliedAt`; if that was late (after an outage) the phone
+    /// anchored then, so the model follows.
+    public mutating func acknowledge(_ frame: ActivityFrame, appliedAt: Double) {
+        guard frame.sequence == sequence, var anchor, appliedAt > anchor.time + 1 else { return }
+        anchor.time = appliedAt
+        if let endDate = anchor.endDate, endDate <= appliedAt { anchor.live = false }
+        self.anchor = anchor
+        lastPushAt = max(lastPushAt ?? appliedAt, appliedAt)
+    }
+
+    /// The service refused a frame for good: our model of its content is no longer reliable, so
+    /// the next push carries the whole content.
+    public mutating func frameRejected(_ frame: ActivityFrame) {
+        needsResync = true
+        if frame.kind == .seed { lifecycle = .running }
+    }
+
+    // MARK: - Decisions
+
+    /// When the glide must be re-anchored because `end_date` is about to pass with the job running.
+    private var anchorDeadline: Double? {
+        guard lastPhaseKind == "active", let anchor, anchor.isGliding(at: anchor.time, model: model),
+            let endDate = anchor.endDate, suppressedDeadline != endDate
+        else { return nil }
+        if let truth, truth.fixedFinish, truth.finish?.rounded() == endDate {
+            return endDate + settings.fixedFinishGrace
+        }
+        return endDate - settings.deadlineLead
+    }
+
+    /// The `end_date` pushed for a finish estimate: padded slightly (see `finishPad`) unless the
+    /// finish is a fixed timestamp.
+    func endDate(forFinish finish: Double, progress: Double, fixed: Bool, at now: Double) -> Double {
+        guard !fixed else { return finish.rounded() }
+        let window = max(0, finish - now)
+        let allowed = 0.3 * settings.maxDisplayError * window / max(0.01, 1 - progress)
+        return (finish + min(settings.finishPad, allowed)).rounded()
+    }
+
+    private var heartbeatDue: Double? {
+        guard let lastPushAt, staleTTL > 0 else { return nil }
+        let margin = max(300, staleTTL * 0.05)
+        return lastPushAt + max(staleTTL - margin, staleTTL / 2)
+    }
+
+    private func pushReason(
+        _ update: ActivityUpdate, stable: JSONValue, phaseKind: String, at now: Double, budget: BudgetPressure
+    ) -> PushReason? {
+        if needsResync { return .resync }
+        if stable != lastStable || phaseKind != lastPhaseKind {
+            return budget.exhausted ? nil : .structural
+        }
+        if budget.exhausted { return nil }
+        guard let truth, let anchor else { return .resync }
+        let t = truth.time
+        let epsilon = settings.maxDisplayError * budget.widening
+        if let due = heartbeatDue, now >= due { return .heartbeat }
+        let sinceLastPush = now - (lastPushAt ?? 0)
+        let staticSpacingOK = model == .interpolating || sinceLastPush >= settings.staticMinimumInterval
+
+        if phaseKind == "paused" {
+            if let p = truth.progress, abs(anchor.progress - p) > epsilon, staticSpacingOK { return .displayError }
+            return nil
+        }
+
+        // Countdown-capable static display of a fixed finish: the device ticks the clock itself.
+        let countdownOnly = model == .static && truth.fixedFinish && update.progress == nil
+
+        if let p = truth.progress, !countdownOnly {
+            let shownNow = anchor.shown(at: t, model: model)
+            let errorNow = abs(shownNow - p)
+            if errorNow > epsilon, staticSpacingOK { return .displayError }
+            if errorNow > epsilon / 2, let previous = previousTruth, let previousProgress = previous.progress,
+                t > previous.time
+            {
+                let interval = min(t - previous.time, 30)
+                let rate = (p - previousProgress) / (t - previous.time)
+                let predicted = abs(anchor.shown(at: t + interval, model: model) - min(1, p + rate * interval))
+                if predicted > epsilon, staticSpacingOK { return .displayError }
+            }
+        }
+
+        guard model == .interpolating else {
+            // Static: the remaining-time label does not tick on the device.
+            if !countdownOnly, let finish = truth.finish, let pushed = stored["remaining_time"]?.doubleValue {
+                let trueRemaining = max(0, finish - t)
+                let pushedMinutes = (pushed / 60).rounded(.up)
+                let trueMinutes = (trueRemaining / 60).rounded(.up)
+                let tolerance = max(settings.etaToleranceMinimum, settings.etaToleranceFraction * trueRemaining)
+                    * budget.widening
+                if pushedMinutes != trueMinutes, abs(pushed - trueRemaining) > tolerance, staticSpacingOK {
+                    return .etaMoved
+                }
+            } else if !countdownOnly, truth.finish != nil, stored["remaining_time"] == nil, staticSpacingOK {
+                return .etaMoved
+            }
+            return nil
+        }
+
+        let gliding = anchor.isGliding(at: t, model: model)
+        if let deadline = anchorDeadline, now >= deadline { return .deadline }
+        if let finish = truth.finish, truth.progress.map({ $0 < 1 }) ?? true {
+            let remaining = finish - t
+            if gliding, let endDate = anchor.endDate {
+                let tolerance =
+                    max(settings.etaToleranceMinimum, settings.etaToleranceFraction * max(0, remaining))
+                    * budget.widening
+                let expected = self.endDate(
+                    forFinish: finish, progress: truth.progress ?? anchor.progress, fixed: truth.fixedFinish, at: t)
+                if abs(expected - endDate) > tolerance { return .etaMoved }
+            } else if !gliding, remaining >= max(60, 3 * settings.liveMinimumWindow) {
+                // An estimate appeared (or came back): start gliding instead of standing still.
+                return .etaMoved
+            }
+        }
+        return nil
+    }
+
+    // MARK: - Frames
+
+    private mutating func start(_ update: ActivityUpdate, stable: JSONValue, phaseKind: String, at now: Double)
+        -> ActivityFrame
+    {
+        lifecycle = .running
+        endDue = nil
+        stored = .object([:])
+        needsResync = false
+        var frame = push(update, stable: stable, phaseKind: phaseKind, reason: .start, at: now, forceDetails: true)
+        frame.kind = .seed
+        frame.activityState = "ongoing"
+        frame.patch = frame.content
+        frame.ttls = ActivityTTLs(
+            stale: Int(staleTTL), ended: settings.endedTTL, dismissal: settings.dismissalTTL)
+        return frame
+    }
+
+    private mutating func push(
+        _ update: ActivityUpdate, stable: JSONValue, phaseKind: String, reason: PushReason, at now: Double,
+        forceDetails: Bool = false
+    ) -> ActivityFrame {
+        let refreshDetails =
+            forceDetails || reason == .structural || reason == .resync || reason == .restart
+            || now - (lastDetailsAt ?? -.infinity) >= settings.detailInterval
+        var desired = stable
+        for (key, value) in Self.stableContent(update.details).objectValue ?? [:] where key != "template" {
+            if refreshDetails || stored[key] == nil || lastStable[key] != stable[key] {
+                desired[key] = value
+            } else if let kept = stored[key] {
+                desired[key] = kept
+            }
+        }
+        if refreshDetails { lastDetailsAt = now }
+        lastStable = stable
+        lastPhaseKind = phaseKind
+        let isPaused = phaseKind == "paused"
+        return emitFrame(desired: desired, paused: isPaused, reason: reason, at: now)
+    }
+
+    /// A re-anchor from the latest truth with unchanged text (deadline, heartbeat).
+    private mutating func repush(reason: PushReason, at now: Double) -> ActivityFrame {
+        var desired = stored
+        for field in Self.anchorFields { desired[field] = nil }
+        return emitFrame(desired: desired, paused: lastPhaseKind == "paused", reason: reason, at: now)
+    }
+
+    private mutating func emitFrame(desired base: JSONValue, paused: Bool, reason: PushReason, at now: Double)
+        -> ActivityFrame
+    {
+        var desired = base
+        let sample = truth ?? TruthSample(progress: 0, time: now, finish: nil, fixedFinish: false)
+        let stale = now - sample.time > settings.truthMaximumAge
+        let progress = sample.extrapolated(to: now, maximumAge: settings.truthMaximumAge) ?? anchor?.progress ?? 0
+        let finish = stale && !sample.fixedFinish ? nil : sample.finish
+        desired["progress"] = .number(Self.round(progress))
+        var newAnchor = DisplayAnchor(progress: progress, time: now, endDate: nil, live: false)
+        if !paused, let finish {
+            let endDate = self.endDate(forFinish: finish, progress: progress, fixed: sample.fixedFinish, at: now)
+            let remaining = finish - now
+            switch model {
+            case .interpolating:
+                if remaining >= settings.liveMinimumWindow, progress < 1 {
+                    desired["end_date"] = .int(Int64(endDate))
+                    desired["live_progress"] = .bool(true)
+                    newAnchor = DisplayAnchor(progress: progress, time: now, endDate: endDate, live: true)
+                }
+            case .static:
+                desired["end_date"] = .int(Int64(finish.rounded()))
+                desired["remaining_time"] = .int(Int64(max(0, remaining).rounded()))
+                newAnchor = DisplayAnchor(progress: progress, time: now, endDate: finish.rounded(), live: false)
+            }
+        }
+        let requiredStale = Self.clamp(
+            finish.map { 2 * max(0, $0 - now) + 1800 } ?? settings.staleTTLUnknown,
+            settings.staleTTLMinimum, settings.staleTTLMaximum)
+        var ttls = ActivityTTLs()
+        if requiredStale > staleTTL || reason == .start {
+            staleTTL = requiredStale.rounded()
+            ttls.stale = Int(staleTTL)
+        }
+        return record(desired: desired, anchor: newAnchor, kind: .update, state: nil, ttls: ttls, reason: reason, at: now)
+    }
+
+    private mutating func end(_ update: ActivityUpdate, outcome: ActivityOutcome, stable: JSONValue, at now: Double)
+        -> [ActivityFrame]
+    {
+        var desired = stable
+        for (key, value) in Self.stableContent(update.details).objectValue ?? [:] where key != "template" {
+            desired[key] = value
+        }
+        let finalProgress = outcome == .success ? 1.0 : (truth?.progress ?? anchor?.progress ?? 0)
+        desired["progress"] = .number(Self.round(finalProgress))
+        lastStable = stable
+        lastPhaseKind = "ended"
+        let anchor = DisplayAnchor(progress: finalProgress, time: now, endDate: nil, live: false)
+        if settings.effectiveEndFrames >= 2 {
+            lifecycle = .ending
+            endDue = now + settings.endDisplay
+            var frame = record(
+                desired: desired, anchor: anchor, kind: .final, state: "ongoing", ttls: ActivityTTLs(), reason: .final,
+                at: now)
+            frame.outcome = outcome
+            return [frame]
+        }
+        lifecycle = .ended
+        var frame = record(
+            desired: desired, anchor: anchor, kind: .end, state: "ended", ttls: ActivityTTLs(), reason: .end, at: now)
+        frame.outcome = outcome
+        return [frame]
+    }
+
+    private mutating func finishEnd(at now: Double) -> ActivityFrame {
+        lifecycle = .ended
+        endDue = nil
+        sequence += 1
+        lastPushAt = now
+        return ActivityFrame(
+            slug: slug, name: name, kind: .end, activityState: "ended", patch: .object([:]), content: stored,
+            priority: priority, outcome: nil, truthProgress: truth?.progress, time: now, reason: .end,
+            sequence: sequence)
+    }
+
+    private mutating func record(
+        desired: JSONValue, anchor newAnchor: DisplayAnchor, kind: FrameKind, state: String?, ttls: ActivityTTLs,
+        reason: PushReason, at now: Double
+    ) -> ActivityFrame {
+        var patch: JSONValue
+        if needsResync {
+            var full = desired.objectValue ?? [:]
+            for field in GenericContent.fieldNames where full[field] == nil { full[field] = .null }
+            patch = .object(full)
+            needsResync = false
+        } else {
+            patch = MergePatch.diff(from: stored, to: desired)
+        }
+        // Every push carries a fresh progress, even when it equals the stored one.
+        if patch["progress"] == nil, let progress = desired["progress"] { patch["progress"] = progress }
+        stored = MergePatch.apply(patch, to: stored)
+        anchor = newAnchor
+        lastPushAt = now
+        suppressedDeadline = nil
+        sequence += 1
+        return ActivityFrame(
+            slug: slug, name: name, kind: kind, activityState: state ?? (kind == .update ? "ongoing" : nil),
+            patch: patch, content: stored, ttls: ttls, priority: priority, outcome: nil,
+            truthProgress: truth?.progress, finishesAt: anchor?.endDate ?? truth?.finish,
+            fixedFinish: truth?.fixedFinish ?? false, time: now, reason: reason, sequence: sequence)
+    }
+
+    // MARK: - Snapshot support
+
+    var lastStableContent: JSONValue { lastStable }
+    var lastPhase: String { lastPhaseKind }
+    var currentStaleTTL: Double { staleTTL }
+    var resyncPending: Bool { needsResync }
+    var detailsRefreshedAt: Double? { lastDetailsAt }
+    var endDueAt: Double? { endDue }
+    var activityPriority: Int? { priority }
+
+    mutating func restore(
+        lifecycle: Lifecycle, stored: JSONValue, lastStable: JSONValue, phase: String, anchor: DisplayAnchor?,
+        truth: TruthSample?, lastPushAt: Double?, lastDetailsAt: Double?, endDue: Double?, staleTTL: Double,
+        priority: Int?, sequence: Int, needsResync: Bool
+    ) {
+        self.lifecycle = lifecycle
+        self.stored = stored
+        self.lastStable = lastStable
+        self.lastPhaseKind = phase
+        self.anchor = anchor
+        self.truth = truth
+        self.lastPushAt = lastPushAt
+        self.lastDetailsAt = lastDetailsAt
+        self.endDue = endDue
+        self.staleTTL = staleTTL
+        self.priority = priority
+        self.sequence = sequence
+        self.needsResync = needsResync
+    }
+
+    // MARK: - Helpers
+
+    /// The adapter's content without the fields the tracker owns, with the template set.
+    static func stableContent(_ content: GenericContent) -> JSONValue {
+        var json = content.json
+        for field in anchorFields { json[field] = nil }
+        json = MergePatch.stripNulls(json)
+        json["template"] = "generic"
+        return json
+    }
+
+    static func phaseKind(_ phase: ActivityPhase) -> String {
+        switch phase {
+        case .active: "active"
+        case .paused: "paused"
+        case .ended: "ended"
+        }
+    }
+
+    static func round(_ progress: Double) -> Double {
+        (min(1, max(0, progress)) * 10000).rounded() / 10000
+    }
+
+    static func clamp(_ value: Double, _ low: Double, _ high: Double) -> Double { min(high, max(low, value)) }
+}

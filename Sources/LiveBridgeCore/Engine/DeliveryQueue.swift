@@ -1,0 +1,425 @@
+/// What delivery tells its owner about each frame's fate.
+public struct DeliveryObserver: Sendable {
+    /// The service accepted the frame.
+    public var delivered: @Sendable (ActivityFrame, DeliveryReceipt) async -> Void
+    /// The frame was given up (refused for good, or out of attempts).
+    public var dropped: @Sendable (ActivityFrame, SinkError) async -> Void
+
+    public init(
+        delivered: @escaping @Sendable (ActivityFrame, DeliveryReceipt) async -> Void = { _, _ in },
+        dropped: @escaping @Sendable (ActivityFrame, SinkError) async -> Void = { _, _ in }
+    ) {
+        self.delivered = delivered
+        self.dropped = dropped
+    }
+}
+
+/// Ordered, coalescing, retrying delivery of frames to one sink.
+///
+/// Per slug, frames go out strictly in order, one request at a time; a newer frame merges into
+/// one still waiting (`ActivityFrame.merging`), so after an outage each activity costs one
+/// request with its latest state instead of the backlog, and memory stays bounded. Due slugs are
+/// delivered concurrently. Network errors and 5xx back off with jitter and, when they persist,
+/// open a circuit breaker; a 429 waits its `Retry-After`; a spent quota stops spending until it
+/// resets; refused frames are dropped and reported so the tracker resynchronises.
+///
+/// The retry schedule is data (`nextAttempt` per slug), not sleeping tasks: `pump()` delivers
+/// whatever is due now and returns when to come back. `start()` runs a driver task that pumps and
+/// sleeps on the injected clock; tests call `pump()` themselves after advancing a virtual clock.
+public actor DeliveryQueue {
+    /// Frames kept per slug at most; beyond it waiting frames collapse into the newest state.
+    static let maximumFramesPerSlug = 4
+
+    private struct SlugState {
+        var frames: [ActivityFrame] = []
+        var attempts = 0
+        var nextAttempt: Double = -.infinity
+    }
+
+    public nonisolated let sink: any Sink
+    private let policy: RetryPolicy
+    private let clock: any TimeSource
+    private let logger: Logger
+    private let metrics: MetricsRegistry
+    private let health: HealthReporter
+    private let ledger: BudgetLedger?
+    private var observer = DeliveryObserver()
+    private var jitter: JitterSource
+
+    private var slugs: [String: SlugState] = [:]
+    private var inFlight: Set<String> = []
+    private var consecutiveFaults = 0
+    private var breakerOpenUntil: Double?
+    private var breakerCooldown: Double
+    private var quotaUntil: Double?
+    private var authenticationUntil: Double?
+    private var rateLimitedUntil: Double?
+    private var driver: Task<Void, Never>?
+    private var wakeup: CheckedContinuation<Void, Never>?
+    private var idleWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    private var nextWaiterID = 0
+
+    public init(
+        sink: any Sink, policy: RetryPolicy = RetryPolicy(), clock: any TimeSource, logger: Logger,
+        metrics: MetricsRegistry, health: HealthReporter, ledger: BudgetLedger? = nil, jitterSeed: UInt64 = 0
+    ) {
+        self.sink = sink
+        self.policy = policy
+        self.clock = clock
+        self.logger = logger
+        self.metrics = metrics
+        self.health = health
+        self.ledger = ledger
+        self.breakerCooldown = policy.breakerCooldown
+        self.jitter = JitterSource(seed: jitterSeed == 0 ? UInt64(abs(clock.now) * 1000) | 1 : jitterSeed)
+    }
+
+    /// Sets who hears about delivered and dropped frames.
+    public func setObserver(_ observer: DeliveryObserver) {
+        self.observer = observer
+    }
+
+    /// Frames waiting (including the ones in flight).
+    public var pendingCount: Int { slugs.values.reduce(0) { $0 + $1.frames.count } }
+
+    /// Frames waiting for one slug.
+    public func pending(_ slug: String) -> [ActivityFrame] { slugs[slug]?.frames ?? [] }
+
+    /// True while the monthly quota is spent.
+    public var isQuotaExhausted: Bool { (quotaUntil ?? -.infinity) > clock.now }
+
+    /// True while the circuit breaker is open.
+    public var isBreakerOpen: Bool { breakerOpenUntil != nil }
+
+    /// Queues a frame; it merges into the last waiting frame of its slug when it can.
+    public func enqueue(_ frame: ActivityFrame) {
+        var state = slugs[frame.slug] ?? SlugState()
+        var queue = state.frames
+        let headBusy = inFlight.contains(frame.slug)
+        if let last = queue.last, !(headBusy && queue.count == 1) {
+            if let merged = last.merging(frame) {
+                queue[queue.count - 1] = merged
+            } else if last.kind != .end && !(last.kind == .seed && frame.kind == .end) {
+                // Patches RFC 7396 cannot compose: send the whole newer content instead.
+                var resync = frame.resyncing()
+                if last.kind == .seed { resync.kind = .seed }
+                queue[queue.count - 1] = resync
+            } else {
+                queue.append(frame)
+            }
+        } else {
+            queue.append(frame)
+        }
+        if queue.count > Self.maximumFramesPerSlug {
+            // Keep the head (it may be in flight), every end, and the newest state.
+            let newest = queue[queue.count - 1]
+            var kept = [queue[0]]
+            for candidate in queue.dropFirst().dropLast() where candidate.kind == .end { kept.append(candidate) }
+            kept.append(newest.resyncing())
+            queue = kept
+        }
+        state.frames = queue
+        slugs[frame.slug] = state
+        metrics.set("livebridge_delivery_queue_frames", ["sink": sink.name], Double(pendingCount))
+        wake()
+    }
+
+    // MARK: - Driving
+
+    /// Starts the driver task that pumps whenever something is due.
+    public func start() {
+        guard driver == nil else { return }
+        driver = Task { await self.drive() }
+    }
+
+    /// Stops the driver; frames still waiting stay in memory.
+    public func stop() {
+        driver?.cancel()
+        driver = nil
+        wake()
+        let waiters = idleWaiters
+        idleWaiters.removeAll()
+        for waiter in waiters.values { waiter.resume() }
+    }
+
+    private func drive() async {
+        while !Task.isCancelled {
+            let next = await pump()
+            if Task.isCancelled { return }
+            await waitForWork(until: next)
+        }
+    }
+
+    private func waitForWork(until deadline: Double?) async {
+        let clock = self.clock
+        let timer: Task<Void, Never>? = deadline.map { deadline in
+            Task { [weak self] in
+                try? await clock.sleep(until: deadline)
+                await self?.wake()
+            }
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                if Task.isCancelled || hasDueWork() {
+                    continuation.resume()
+                } else {
+                    wakeup = continuation
+                }
+            }
+        } onCancel: {
+            Task { await self.wake() }
+        }
+        timer?.cancel()
+    }
+
+    private func wake() {
+        wakeup?.resume()
+        wakeup = nil
+    }
+
+    private func hasDueWork() -> Bool {
+        let now = clock.now
+        if let gate = gate(), gate > now { return false }
+        return slugs.contains { slug, state in !state.frames.isEmpty && !inFlight.contains(slug) && state.nextAttempt <= now }
+    }
+
+    /// Delivers every slug whose head is due now (concurrently), handles the results, and
+    /// returns when the next attempt is due (nil when nothing waits).
+    @discardableResult
+    public func pump() async -> Double? {
+        let now = clock.now
+        if let gate = gate(), gate > now { return nextWake() }
+        let due = slugs.filter { slug, state in
+            !state.frames.isEmpty && !inFlight.contains(slug) && state.nextAttempt <= now
+        }.keys.sorted()
+        // With the breaker open, one probe goes through; the rest wait for its verdict.
+        let batch = breakerOpenUntil != nil ? Array(due.prefix(1)) : due
+        guard !batch.isEmpty else { return nextWake() }
+        var heads: [(String, ActivityFrame)] = []
+        for slug in batch {
+            guard let head = slugs[slug]?.frames.first else { continue }
+            inFlight.insert(slug)
+            heads.append((slug, head))
+        }
+        let sink = self.sink
+        let results = await withTaskGroup(of: (String, ActivityFrame, Result<DeliveryReceipt, SinkError>).self) {
+            group in
+            for (slug, frame) in heads {
+                group.addTask {
+                    do throws(SinkError) {
+                        return (slug, frame, .success(try await sink.deliver(frame)))
+                    } catch {
+                        return (slug, frame, .failure(error))
+                    }
+                }
+            }
+            var collected: [(String, ActivityFrame, Result<DeliveryReceipt, SinkError>)] = []
+            for await result in group { collected.append(result) }
+            return collected
+        }
+        for (slug, frame, result) in results.sorted(by: { $0.0 < $1.0 }) {
+            inFlight.remove(slug)
+            switch result {
+            case .success(let receipt): await delivered(slug: slug, frame: frame, receipt: receipt)
+            case .failure(let error): await failed(slug: slug, frame: frame, error: error)
+            }
+        }
+        notifyIfIdle()
+        return nextWake()
+    }
+
+    /// When something is next due, nil when nothing waits.
+    private func nextWake() -> Double? {
+        let waiting = slugs.filter { !$0.value.frames.isEmpty }
+        guard !waiting.isEmpty else { return nil }
+        let earliest = waiting.values.map(\.nextAttempt).min() ?? clock.now
+        return max(earliest, gate() ?? -.infinity)
+    }
+
+    /// Waits until every frame is delivered or given up, or until `deadline`; true when idle.
+    public func waitUntilIdle(deadline: Double) async -> Bool {
+        if pendingCount == 0 { return true }
+        let clock = self.clock
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await self.waitForIdle() }
+            group.addTask {
+                try? await clock.sleep(until: deadline)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
+    private func waitForIdle() async -> Bool {
+        let id = nextWaiterID
+        nextWaiterID += 1
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                if pendingCount == 0 || Task.isCancelled {
+                    continuation.resume()
+                } else {
+                    idleWaiters[id] = continuation
+                }
+            }
+        } onCancel: {
+            Task { await self.cancelIdleWaiter(id) }
+        }
+        return pendingCount == 0
+    }
+
+    private func cancelIdleWaiter(_ id: Int) {
+        idleWaiters.removeValue(forKey: id)?.resume()
+    }
+
+    private func notifyIfIdle() {
+        guard pendingCount == 0 else { return }
+        let waiters = idleWaiters
+        idleWaiters.removeAll()
+        for waiter in waiters.values { waiter.resume() }
+    }
+
+    /// When the sink may next be called at all, if not now.
+    private func gate() -> Double? {
+        [quotaUntil, authenticationUntil, breakerOpenUntil, rateLimitedUntil].compactMap { $0 }.max()
+    }
+
+    // MARK: - Results
+
+    private func removeHead(_ slug: String) {
+        guard var state = slugs[slug], !state.frames.isEmpty else { return }
+        state.frames.removeFirst()
+        state.attempts = 0
+        state.nextAttempt = -.infinity
+        slugs[slug] = state.frames.isEmpty ? nil : state
+    }
+
+    private func delivered(slug: String, frame: ActivityFrame, receipt: DeliveryReceipt) async {
+        removeHead(slug)
+        if breakerOpenUntil != nil || consecutiveFaults > 0 || quotaUntil != nil {
+            logger.info("push service accepting again", ["sink": sink.name])
+        }
+        consecutiveFaults = 0
+        breakerOpenUntil = nil
+        breakerCooldown = policy.breakerCooldown
+        quotaUntil = nil
+        authenticationUntil = nil
+        rateLimitedUntil = nil
+        health.noteEvent()
+        health.set(.ok)
+        health.setDetail("breaker", nil)
+        health.setDetail("quota", nil)
+        metrics.increment("livebridge_pushes_sent_total", ["sink": sink.name, "slug": slug])
+        metrics.increment("livebridge_requests_total", ["sink": sink.name], by: Double(receipt.requests))
+        metrics.set("livebridge_delivery_queue_frames", ["sink": sink.name], Double(pendingCount))
+        if let ledger {
+            if let problem = ledger.record(1, at: receipt.appliedAt) {
+                health.noteError("budget counter not persisted: \(problem)")
+            }
+            metrics.set("livebridge_budget_used", ["sink": sink.name], Double(ledger.used(at: receipt.appliedAt)))
+        }
+        await observer.delivered(frame, receipt)
+    }
+
+    private func failed(slug: String, frame: ActivityFrame, error: SinkError) async {
+        let now = clock.now
+        metrics.increment("livebridge_pushes_failed_total", ["sink": sink.name, "reason": Self.label(error.kind)])
+        guard var state = slugs[slug] else { return }
+        state.attempts += 1
+        let attempt = state.attempts
+        let outOfAttempts = policy.maximumAttempts.map { attempt >= $0 } ?? false
+        switch error.kind {
+        case .unavailable:
+            consecutiveFaults += 1
+            if outOfAttempts {
+                slugs[slug] = state
+                await drop(slug: slug, frame: frame, error: error)
+                return
+            }
+            let delay = policy.delay(attempt: attempt, random: jitter.next())
+            state.nextAttempt = now + delay
+            if consecutiveFaults >= policy.breakerThreshold {
+                let wasOpen = breakerOpenUntil != nil
+                breakerOpenUntil = now + breakerCooldown
+                health.set(
+                    .degraded, "\(sink.name): service unavailable (\(error)); circuit open for \(Int(breakerCooldown)) s")
+                health.setDetail("breaker", "open")
+                if !wasOpen { logger.warning("circuit breaker open", ["sink": sink.name, "error": error.description]) }
+                breakerCooldown = min(policy.breakerMaximumCooldown, breakerCooldown * 2)
+            } else {
+                health.set(.degraded, "\(sink.name): \(error); retrying in \(Int(delay.rounded())) s")
+                logger.warning(
+                    "delivery failed, retrying",
+                    ["sink": sink.name, "slug": slug, "error": error.description, "retry_in_s": String(Int(delay.rounded()))])
+            }
+        case .rateLimited(let retryAfter):
+            if outOfAttempts {
+                slugs[slug] = state
+                await drop(slug: slug, frame: frame, error: error)
+                return
+            }
+            let wait = min(policy.rateLimitCap, max(0, retryAfter))
+            state.nextAttempt = now + wait
+            rateLimitedUntil = now + wait
+            health.set(.degraded, "\(sink.name): rate limited; waiting \(Int(wait.rounded())) s")
+            logger.warning("rate limited", ["sink": sink.name, "wait_s": String(Int(wait.rounded()))])
+        case .quotaExhausted(let until):
+            let resume = until ?? CivilTime(unixSeconds: now).startOfNextMonth
+            quotaUntil = resume
+            state.attempts = 0
+            health.set(.degraded, "\(sink.name): monthly quota exhausted; holding the latest state until it resets")
+            health.setDetail("quota", "exhausted until \(LogRecord.formatTime(resume))")
+            logger.error(
+                "quota exhausted; not sending until reset", ["sink": sink.name, "reset": LogRecord.formatTime(resume)])
+            if policy.maximumAttempts != nil {
+                slugs[slug] = state
+                await drop(slug: slug, frame: frame, error: error)
+                return
+            }
+        case .authentication:
+            authenticationUntil = now + policy.authenticationPause
+            health.set(.error, "\(sink.name): \(error.message)")
+            logger.error("authentication failed; sink paused", ["sink": sink.name, "error": error.description])
+            if policy.maximumAttempts != nil {
+                slugs[slug] = state
+                await drop(slug: slug, frame: frame, error: error)
+                return
+            }
+        case .rejected:
+            slugs[slug] = state
+            await drop(slug: slug, frame: frame, error: error)
+            return
+        }
+        slugs[slug] = state
+    }
+
+    private func drop(slug: String, frame: ActivityFrame, error: SinkError) async {
+        removeHead(slug)
+        health.noteError("\(sink.name): frame for \(slug) dropped: \(error)")
+        logger.error("frame dropped", ["sink": sink.name, "slug": slug, "error": error.description])
+        await observer.dropped(frame, error)
+    }
+
+    private static func label(_ kind: SinkError.Kind) -> String {
+        switch kind {
+        case .unavailable: "unavailable"
+        case .rateLimited: "rate_limited"
+        case .quotaExhausted: "quota"
+        case .authentication: "authentication"
+        case .rejected: "rejected"
+        }
+    }
+}
+
+extension ActivityFrame {
+    /// This frame carrying the whole content: every known field not in it is cleared.
+    public func resyncing() -> ActivityFrame {
+        var copy = self
+        var full = content.objectValue ?? [:]
+        for field in GenericContent.fieldNames where full[field] == nil { full[field] = .null }
+        copy.patch = .object(full)
+        copy.reason = .resync
+        return copy
+    }
+}

@@ -1,0 +1,150 @@
+/// Runs observations through real trackers on virtual time, with instant delivery, and measures
+/// what the phone would have shown: the basis of `livebridge replay`, the benchmarks and the
+/// economy's tests.
+public struct EconomySimulation: Sendable {
+    /// One pushed frame with the time it went out.
+    public struct Push: Sendable {
+        public var time: Double
+        public var frame: ActivityFrame
+    }
+
+    /// Per-activity figures.
+    public struct ActivityResult: Sendable {
+        public var slug: String
+        public var pushes: Int
+        /// Largest |shown − truth| on the 1 s grid while the job ran.
+        public var maxError: Double
+        /// Mean |shown − truth| on the same grid.
+        public var meanError: Double
+        /// Grid points measured.
+        public var samples: Int
+        /// Start and end of the measured window.
+        public var window: ClosedRange<Double>?
+    }
+
+    public var model: DisplayModel
+    public var settings: EconomySettings
+    /// Grid step for the error measurement, seconds.
+    public var gridStep: Double = 1
+
+    public init(model: DisplayModel, settings: EconomySettings) {
+        self.model = model
+        self.settings = settings
+    }
+
+    /// The outcome of a run.
+    public struct Result: Sendable {
+        public var pushes: [Push]
+        public var activities: [ActivityResult]
+        /// Every tracker's anchors over time, for plots and the preview cross-check.
+        public var anchors: [String: [DisplayAnchor]]
+
+        public var totalPushes: Int { pushes.count }
+        public var maxError: Double { activities.map(\.maxError).max() ?? 0 }
+        public var meanError: Double {
+            let samples = activities.reduce(0) { $0 + $1.samples }
+            guard samples > 0 else { return 0 }
+            return activities.reduce(0) { $0 + $1.meanError * Double($1.samples) } / Double(samples)
+        }
+    }
+
+    /// Runs `updates` (each with `observedAt` set, in time order) and then lets deadlines play out
+    /// until `endTime` (default: 60 s after the last update, enough for the end frames).
+    public func run(_ updates: [ActivityUpdate], endTime: Double? = nil) -> Result {
+        var trackers: [String: ActivityTracker] = [:]
+        var pushes: [Push] = []
+        var anchors: [String: [DisplayAnchor]] = [:]
+        var truthSamples: [String: [(time: Double, progress: Double)]] = [:]
+        var phases: [String: [(time: Double, running: Bool)]] = [:]
+        let sorted = updates.enumerated().sorted {
+            ($0.element.observedAt ?? 0, $0.offset) < ($1.element.observedAt ?? 0, $1.offset)
+        }.map(\.element)
+        let finalTime = endTime ?? ((sorted.last?.observedAt ?? 0) + 60)
+
+        func record(_ frames: [ActivityFrame], slug: String, time: Double, tracker: ActivityTracker) {
+            for frame in frames { pushes.append(Push(time: time, frame: frame)) }
+            if !frames.isEmpty, let anchor = tracker.anchor { anchors[slug, default: []].append(anchor) }
+        }
+
+        func runDeadlines(until limit: Double) {
+            while true {
+                let due = trackers.compactMap { slug, tracker in tracker.nextDeadline.map { (slug, $0) } }
+                    .filter { $0.1 <= limit }
+                    .min { ($0.1, $0.0) < ($1.1, $1.0) }
+                guard let (slug, deadline) = due, var tracker = trackers[slug] else { return }
+                let frames = tracker.tick(at: deadline)
+                if frames.isEmpty && tracker.nextDeadline == deadline { return }
+                trackers[slug] = tracker
+                record(frames, slug: slug, time: deadline, tracker: tracker)
+            }
+        }
+
+        for update in sorted {
+            let time = update.observedAt ?? 0
+            runDeadlines(until: time)
+            var tracker =
+                trackers[update.slug]
+                ?? ActivityTracker(slug: update.slug, name: update.name, model: model, settings: settings)
+            let frames = tracker.handle(update, at: time)
+            trackers[update.slug] = tracker
+            record(frames, slug: update.slug, time: time, tracker: tracker)
+            if let progress = update.progress {
+                truthSamples[update.slug, default: []].append((time, min(1, max(0, progress))))
+            } else if case .ended(.success) = update.phase {
+                truthSamples[update.slug, default: []].append((time, 1))
+            }
+            phases[update.slug, default: []].append((time, !update.phase.isEnded))
+        }
+        runDeadlines(until: finalTime)
+
+        var results: [ActivityResult] = []
+        for slug in trackers.keys.sorted() {
+            let slugPushes = pushes.filter { $0.frame.slug == slug }
+            let measured = measure(
+                truth: truthSamples[slug] ?? [], phases: phases[slug] ?? [], anchors: anchors[slug] ?? [])
+            results.append(
+                ActivityResult(
+                    slug: slug, pushes: slugPushes.count, maxError: measured.max, meanError: measured.mean,
+                    samples: measured.count, window: measured.window))
+        }
+        return Result(pushes: pushes, activities: results, anchors: anchors)
+    }
+
+    /// Error of the displayed bar against the truth (linear between samples) on the grid, over
+    /// the time the job was running (first push to the ended observation).
+    func measure(
+        truth: [(time: Double, progress: Double)], phases: [(time: Double, running: Bool)], anchors: [DisplayAnchor]
+    ) -> (max: Double, mean: Double, count: Int, window: ClosedRange<Double>?) {
+        guard let firstAnchor = anchors.first, truth.count >= 1 else { return (0, 0, 0, nil) }
+        let start = firstAnchor.time
+        let end = phases.first { !$0.running && $0.time >= start }?.time ?? truth.last!.time
+        guard end > start else { return (0, 0, 0, nil) }
+        var maxError = 0.0
+        var sum = 0.0
+        var count = 0
+        var anchorIndex = 0
+        var truthIndex = 0
+        var t = start
+        while t <= end {
+            while anchorIndex + 1 < anchors.count, anchors[anchorIndex + 1].time <= t { anchorIndex += 1 }
+            while truthIndex + 1 < truth.count, truth[truthIndex + 1].time <= t { truthIndex += 1 }
+            let truthNow: Double
+            let current = truth[truthIndex]
+            if current.time > t {
+                truthNow = current.progress
+            } else if truthIndex + 1 < truth.count {
+                let next = truth[truthIndex + 1]
+                truthNow = current.progress + (next.progress - current.progress) * (t - current.time) / (next.time - current.time)
+            } else {
+                truthNow = current.progress
+            }
+            let shown = anchors[anchorIndex].shown(at: t, model: model)
+            let error = abs(shown - truthNow)
+            maxError = max(maxError, error)
+            sum += error
+            count += 1
+            t += gridStep
+        }
+        return (maxError, count > 0 ? sum / Double(count) : 0, count, start...end)
+    }
+}

@@ -1,0 +1,98 @@
+import Synchronization
+
+/// Counters and gauges for `/metrics` (Prometheus text format 0.0.4).
+public final class MetricsRegistry: Sendable {
+    private struct Key: Hashable {
+        var name: String
+        var labels: [String]  // "k=v" pairs, sorted
+    }
+
+    private struct State {
+        var counters: [Key: Double] = [:]
+        var gauges: [Key: Double] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// Help text of the metrics LiveBridge exports.
+    public static let help: [String: String] = [
+        "livebridge_pushes_sent_total": "Frames delivered to a sink, per sink and slug.",
+        "livebridge_pushes_skipped_total": "Updates the push economy decided not to push, per sink and slug.",
+        "livebridge_pushes_failed_total": "Delivery attempts that failed, per sink and reason.",
+        "livebridge_requests_total": "HTTP requests made to a push service, per sink.",
+        "livebridge_budget_used": "Updates counted against the monthly budget this calendar month, per sink.",
+        "livebridge_budget_limit": "The configured monthly budget, per sink.",
+        "livebridge_adapter_events_total": "Observations adapters turned into updates, per source.",
+        "livebridge_adapter_parse_errors_total": "Source messages that could not be parsed, per source.",
+        "livebridge_adapter_restarts_total": "Times the supervisor restarted an adapter, per source.",
+        "livebridge_delivery_queue_frames": "Frames waiting for delivery, per sink.",
+        "livebridge_webhooks_total": "Webhook requests received, per source and result.",
+    ]
+
+    public init() {}
+
+    private static func key(_ name: String, _ labels: [String: String]) -> Key {
+        Key(name: name, labels: labels.keys.sorted().map { "\($0)=\(labels[$0]!)" })
+    }
+
+    /// Adds `amount` to a counter.
+    public func increment(_ name: String, _ labels: [String: String] = [:], by amount: Double = 1) {
+        let key = Self.key(name, labels)
+        state.withLock { $0.counters[key, default: 0] += amount }
+    }
+
+    /// Sets a gauge.
+    public func set(_ name: String, _ labels: [String: String] = [:], _ value: Double) {
+        let key = Self.key(name, labels)
+        state.withLock { $0.gauges[key] = value }
+    }
+
+    /// A counter's or gauge's current value (0 when never touched).
+    public func value(_ name: String, _ labels: [String: String] = [:]) -> Double {
+        let key = Self.key(name, labels)
+        return state.withLock { $0.counters[key] ?? $0.gauges[key] ?? 0 }
+    }
+
+    /// The sum of a counter over every label set.
+    public func total(_ name: String) -> Double {
+        state.withLock { $0.counters.filter { $0.key.name == name }.values.reduce(0, +) }
+    }
+
+    /// The Prometheus exposition text.
+    public func render() -> String {
+        let (counters, gauges) = state.withLock { ($0.counters, $0.gauges) }
+        var output = ""
+        func emit(_ values: [Key: Double], type: String) {
+            let byName = Dictionary(grouping: values.keys, by: \.name)
+            for name in byName.keys.sorted() {
+                if let help = Self.help[name] { output += "# HELP \(name) \(help)\n" }
+                output += "# TYPE \(name) \(type)\n"
+                for key in byName[name]!.sorted(by: { $0.labels.joined() < $1.labels.joined() }) {
+                    let labels = key.labels.map { pair -> String in
+                        let parts = pair.split(separator: "=", maxSplits: 1)
+                        let value = parts.count > 1 ? String(parts[1]) : ""
+                        return "\(parts[0])=\"\(Self.escape(value))\""
+                    }
+                    let labelText = labels.isEmpty ? "" : "{" + labels.joined(separator: ",") + "}"
+                    output += "\(name)\(labelText) \(JSONWriter.format(values[key]!))\n"
+                }
+            }
+        }
+        emit(counters, type: "counter")
+        emit(gauges, type: "gauge")
+        return output
+    }
+
+    private static func escape(_ value: String) -> String {
+        var result = ""
+        for character in value {
+            switch character {
+            case "\\": result += "\\\\"
+            case "\"": result += "\\\""
+            case "\n": result += "\\n"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+}
