@@ -78,6 +78,9 @@ public actor ActivityEngine {
                     },
                     dropped: { [weak self] frame, error in
                         await self?.rejected(sink: sinkName, frame: frame, error: error)
+                    },
+                    refresh: { [weak self] frame in
+                        await self?.refresh(sink: sinkName, frame: frame)
                     }))
             metrics.set("livebridge_budget_used", ["sink": sinkName], Double(binding.ledger.used(at: clock.now)))
             if let limit = binding.ledger.limit {
@@ -208,6 +211,14 @@ public actor ActivityEngine {
     private func acknowledge(sink: String, frame: ActivityFrame, receipt: DeliveryReceipt) {
         trackers[sink]?[frame.slug]?.acknowledge(frame, appliedAt: receipt.appliedAt)
         reschedule()
+    }
+
+    private func refresh(sink: String, frame: ActivityFrame) -> ActivityFrame? {
+        guard var tracker = trackers[sink]?[frame.slug] else { return nil }
+        let fresh = tracker.refreshed(frame, at: clock.now)
+        trackers[sink]?[frame.slug] = tracker
+        if fresh != nil { dirty = true }
+        return fresh
     }
 
     private func rejected(sink: String, frame: ActivityFrame, error: SinkError) {

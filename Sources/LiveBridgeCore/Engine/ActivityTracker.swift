@@ -337,15 +337,14 @@ public struct ActivityTracker: Sendable {
         return emitFrame(desired: desired, paused: lastPhaseKind == "paused", reason: reason, at: now)
     }
 
-    private mutating func emitFrame(desired base: JSONValue, paused: Bool, reason: PushReason, at now: Double)
-        -> ActivityFrame
-    {
-        var desired = base
+    /// The anchor fields (`progress`, `end_date`, `live_progress`, `remaining_time`) for a push at
+    /// `now` from the latest truth, and the anchor the phone will then draw from.
+    private func anchorFields(paused: Bool, at now: Double) -> (fields: [String: JSONValue], anchor: DisplayAnchor, finish: Double?) {
         let sample = truth ?? TruthSample(progress: 0, time: now, finish: nil, fixedFinish: false)
         let stale = now - sample.time > settings.truthMaximumAge
         let progress = sample.extrapolated(to: now, maximumAge: settings.truthMaximumAge) ?? anchor?.progress ?? 0
         let finish = stale && !sample.fixedFinish ? nil : sample.finish
-        desired["progress"] = .number(Self.round(progress))
+        var fields: [String: JSONValue] = ["progress": .number(Self.round(progress))]
         var newAnchor = DisplayAnchor(progress: progress, time: now, endDate: nil, live: false)
         if !paused, let finish {
             let endDate = self.endDate(forFinish: finish, progress: progress, fixed: sample.fixedFinish, at: now)
@@ -353,16 +352,25 @@ public struct ActivityTracker: Sendable {
             switch model {
             case .interpolating:
                 if remaining >= settings.liveMinimumWindow, progress < 1 {
-                    desired["end_date"] = .int(Int64(endDate))
-                    desired["live_progress"] = .bool(true)
+                    fields["end_date"] = .int(Int64(endDate))
+                    fields["live_progress"] = .bool(true)
                     newAnchor = DisplayAnchor(progress: progress, time: now, endDate: endDate, live: true)
                 }
             case .static:
-                desired["end_date"] = .int(Int64(finish.rounded()))
-                desired["remaining_time"] = .int(Int64(max(0, remaining).rounded()))
+                fields["end_date"] = .int(Int64(finish.rounded()))
+                fields["remaining_time"] = .int(Int64(max(0, remaining).rounded()))
                 newAnchor = DisplayAnchor(progress: progress, time: now, endDate: finish.rounded(), live: false)
             }
         }
+        return (fields, newAnchor, finish)
+    }
+
+    private mutating func emitFrame(desired base: JSONValue, paused: Bool, reason: PushReason, at now: Double)
+        -> ActivityFrame
+    {
+        var desired = base
+        let (fields, newAnchor, finish) = anchorFields(paused: paused, at: now)
+        for (key, value) in fields { desired[key] = value }
         let requiredStale = Self.clamp(
             finish.map { 2 * max(0, $0 - now) + 1800 } ?? settings.staleTTLUnknown,
             settings.staleTTLMinimum, settings.staleTTLMaximum)
@@ -372,6 +380,32 @@ public struct ActivityTracker: Sendable {
             ttls.stale = Int(staleTTL)
         }
         return record(desired: desired, anchor: newAnchor, kind: .update, state: nil, ttls: ttls, reason: reason, at: now)
+    }
+
+    /// The frame with its anchor fields recomputed for `now`, when it waited (an outage) and is
+    /// still this tracker's latest: delivery calls this right before sending, so a late push
+    /// never re-anchors the phone from a stale progress.
+    public mutating func refreshed(_ frame: ActivityFrame, at now: Double) -> ActivityFrame? {
+        guard lifecycle == .running, frame.sequence == sequence, frame.kind == .update || frame.kind == .seed,
+            lastPhaseKind == "active" || lastPhaseKind == "paused", now - frame.time >= 1
+        else { return nil }
+        let (fields, newAnchor, _) = anchorFields(paused: lastPhaseKind == "paused", at: now)
+        var copy = frame
+        for key in Self.anchorFields where key != "duration" && key != "start_date" {
+            if let value = fields[key] {
+                copy.patch[key] = value
+                copy.content[key] = value
+            } else if copy.content[key] != nil {
+                copy.patch[key] = copy.kind == .seed ? nil : .null
+                copy.content[key] = nil
+            }
+        }
+        copy.time = now
+        copy.finishesAt = newAnchor.endDate ?? truth?.finish
+        stored = copy.content
+        anchor = newAnchor
+        lastPushAt = now
+        return copy
     }
 
     private mutating func end(_ update: ActivityUpdate, outcome: ActivityOutcome, stable: JSONValue, at now: Double)

@@ -4,13 +4,17 @@ public struct DeliveryObserver: Sendable {
     public var delivered: @Sendable (ActivityFrame, DeliveryReceipt) async -> Void
     /// The frame was given up (refused for good, or out of attempts).
     public var dropped: @Sendable (ActivityFrame, SinkError) async -> Void
+    /// Asked before sending a frame that waited: returns it with fresh anchors, or nil to keep it.
+    public var refresh: @Sendable (ActivityFrame) async -> ActivityFrame?
 
     public init(
         delivered: @escaping @Sendable (ActivityFrame, DeliveryReceipt) async -> Void = { _, _ in },
-        dropped: @escaping @Sendable (ActivityFrame, SinkError) async -> Void = { _, _ in }
+        dropped: @escaping @Sendable (ActivityFrame, SinkError) async -> Void = { _, _ in },
+        refresh: @escaping @Sendable (ActivityFrame) async -> ActivityFrame? = { _ in nil }
     ) {
         self.delivered = delivered
         self.dropped = dropped
+        self.refresh = refresh
     }
 }
 
@@ -29,6 +33,8 @@ public struct DeliveryObserver: Sendable {
 public actor DeliveryQueue {
     /// Frames kept per slug at most; beyond it waiting frames collapse into the newest state.
     static let maximumFramesPerSlug = 4
+    /// A frame that waited this long (seconds) gets fresh anchors before it is sent.
+    static let refreshAge: Double = 5
 
     private struct SlugState {
         var frames: [ActivityFrame] = []
@@ -197,8 +203,12 @@ public actor DeliveryQueue {
         guard !batch.isEmpty else { return nextWake() }
         var heads: [(String, ActivityFrame)] = []
         for slug in batch {
-            guard let head = slugs[slug]?.frames.first else { continue }
+            guard var head = slugs[slug]?.frames.first else { continue }
             inFlight.insert(slug)
+            if now - head.time >= Self.refreshAge, let fresh = await observer.refresh(head) {
+                head = fresh
+                slugs[slug]?.frames[0] = fresh
+            }
             heads.append((slug, head))
         }
         let sink = self.sink

@@ -1,0 +1,299 @@
+import LiveBridgeCore
+import Testing
+
+/// Builds observation sequences the way a polling adapter would produce them.
+struct Trajectory {
+    var slug = "job"
+    var start: Double = 1_781_517_600
+    var interval: Double = 3
+    var updates: [ActivityUpdate] = []
+    var progress: Double = 0
+    var time: Double
+
+    init(start: Double = 1_781_517_600, interval: Double = 3) {
+        self.start = start
+        self.interval = interval
+        self.time = start
+    }
+
+    func update(_ phase: ActivityPhase, state: String, remaining: Double?) -> ActivityUpdate {
+        var content = GenericContent(state: state, icon: "arrow.down.circle", subtitle: "ubuntu.iso", accentColor: "blue")
+        if case .ended(.success) = phase { content = GenericContent(state: "Complete", icon: "checkmark.circle.fill", accentColor: "green") }
+        return ActivityUpdate(
+            slug: slug, name: "Job", phase: phase, content: content, progress: progress,
+            eta: remaining.map { .remaining($0) }, observedAt: time)
+    }
+
+    /// Runs at `rate` (progress per second) for `duration` seconds; remaining from the rate.
+    mutating func run(rate: Double, for duration: Double, state: String = "Downloading") {
+        let steps = Int((duration / interval).rounded())
+        for _ in 0..<steps {
+            updates.append(update(.active, state: state, remaining: rate > 0 ? (1 - progress) / rate : nil))
+            time += interval
+            progress = min(1, progress + rate * interval)
+        }
+    }
+
+    /// Runs at `rate` until done.
+    mutating func runToEnd(rate: Double) {
+        while progress < 1 - 1e-9 {
+            updates.append(update(.active, state: "Downloading", remaining: (1 - progress) / rate))
+            time += interval
+            progress = min(1, progress + rate * interval)
+        }
+    }
+
+    mutating func pause(for duration: Double) {
+        let steps = Int((duration / interval).rounded())
+        for _ in 0..<steps {
+            updates.append(update(.paused, state: "Paused", remaining: nil))
+            time += interval
+        }
+    }
+
+    mutating func end(_ outcome: ActivityOutcome = .success) {
+        if outcome == .success { progress = 1 }
+        var final = update(.ended(outcome), state: outcome == .success ? "Complete" : "Failed: repair failed", remaining: nil)
+        if outcome != .success {
+            final.content = GenericContent(state: "Failed: repair failed", icon: "xmark.circle.fill", accentColor: "red")
+        }
+        updates.append(final)
+    }
+}
+
+@Suite("Tracker and push economy")
+struct TrackerTests {
+    let settings = EconomySettings()
+
+    @Test("a 2-hour job at constant speed costs at most 4 pushes with the error within ε")
+    func constantSpeed() {
+        var job = Trajectory()
+        job.runToEnd(rate: 1.0 / 7200)
+        job.end()
+        let result = EconomySimulation(model: .interpolating, settings: settings).run(job.updates)
+        #expect(result.totalPushes <= 4)
+        #expect(result.maxError <= settings.maxDisplayError)
+        #expect(result.pushes.first?.frame.kind == .seed)
+        #expect(result.pushes.suffix(2).map(\.frame.kind) == [.final, .end])
+    }
+
+    @Test("the seed carries end_date and live_progress; the final frame clears them with null")
+    func seedAndFinalFrames() throws {
+        var job = Trajectory()
+        job.run(rate: 1.0 / 3600, for: 60)
+        job.end()
+        let result = EconomySimulation(model: .interpolating, settings: settings).run(job.updates)
+        let seed = try #require(result.pushes.first?.frame)
+        #expect(seed.activityState == "ongoing")
+        #expect(seed.patch["template"] == "generic")
+        #expect(seed.patch["live_progress"] == true)
+        #expect(seed.patch["end_date"]?.intValue != nil)
+        #expect(seed.ttls.stale != nil && seed.ttls.ended == 900 && seed.ttls.dismissal == 900)
+        let final = try #require(result.pushes.first { $0.frame.kind == .final }?.frame)
+        #expect(final.activityState == "ongoing")
+        #expect(final.patch["end_date"] == .null)
+        #expect(final.patch["live_progress"] == .null)
+        #expect(final.patch["progress"] == 1)
+        #expect(final.patch["state"] == "Complete")
+        let end = try #require(result.pushes.last)
+        #expect(end.frame.kind == .end && end.frame.activityState == "ended")
+        #expect(end.time - result.pushes.first { $0.frame.kind == .final }!.time == settings.endDisplay)
+    }
+
+    @Test("the speed halving at 50 % costs at most 2 extra pushes")
+    func speedChange() {
+        var baseline = Trajectory()
+        baseline.runToEnd(rate: 1.0 / 7200)
+        baseline.end()
+        var job = Trajectory()
+        job.run(rate: 1.0 / 7200, for: 3600)
+        job.runToEnd(rate: 0.5 / 7200)
+        job.end()
+        let simulation = EconomySimulation(model: .interpolating, settings: settings)
+        let base = simulation.run(baseline.updates)
+        let result = simulation.run(job.updates)
+        #expect(result.totalPushes <= base.totalPushes + 2)
+        #expect(result.maxError <= settings.maxDisplayError)
+    }
+
+    @Test("a stall never shows completion nor runs ahead of the truth by more than ε")
+    func stall() throws {
+        var job = Trajectory()
+        job.run(rate: 1.0 / 3600, for: 1800)
+        job.run(rate: 0, for: 3600, state: "Downloading")
+        job.runToEnd(rate: 1.0 / 3600)
+        job.end()
+        let simulation = EconomySimulation(model: .interpolating, settings: settings)
+        let result = simulation.run(job.updates)
+        let anchors = try #require(result.anchors["job"])
+        // Walk the stall second by second: shown ≤ truth + ε and never complete.
+        let stallStart = job.start + 1800
+        for second in stride(from: stallStart, to: stallStart + 3600, by: 1) {
+            let anchor = anchors.last { $0.time <= second }!
+            let shown = anchor.shown(at: second, model: .interpolating)
+            #expect(shown <= 0.5 + settings.maxDisplayError + 1e-9)
+            #expect(shown < 0.99)
+        }
+        #expect(result.maxError <= settings.maxDisplayError)
+    }
+
+    @Test("pause holds the bar still with the anchors cleared; resume glides again")
+    func pauseAndResume() throws {
+        var job = Trajectory()
+        job.run(rate: 1.0 / 3600, for: 600)
+        job.pause(for: 900)
+        job.runToEnd(rate: 1.0 / 3600)
+        job.end()
+        let result = EconomySimulation(model: .interpolating, settings: settings).run(job.updates)
+        let pause = try #require(result.pushes.first { $0.frame.patch["state"] == "Paused" }?.frame)
+        #expect(pause.patch["live_progress"] == .null)
+        #expect(pause.patch["end_date"] == .null)
+        let resume = try #require(result.pushes.first { $0.time > pause.time && $0.frame.patch["state"] == "Downloading" }?.frame)
+        #expect(resume.patch["live_progress"] == true)
+        #expect(result.totalPushes <= 6)
+        #expect(result.maxError <= settings.maxDisplayError)
+    }
+
+    @Test("a failure ends red with the last true progress")
+    func failure() throws {
+        var job = Trajectory()
+        job.run(rate: 1.0 / 3600, for: 1200)
+        job.end(.failure)
+        let result = EconomySimulation(model: .interpolating, settings: settings).run(job.updates)
+        let final = try #require(result.pushes.first { $0.frame.kind == .final }?.frame)
+        #expect(final.patch["accent_color"] == "red")
+        #expect(final.patch["state"] == "Failed: repair failed")
+        let progress = try #require(final.content["progress"]?.doubleValue)
+        #expect(abs(progress - 1.0 / 3) < 0.01)
+        #expect(result.pushes.last?.frame.kind == .end)
+    }
+
+    @Test("with endFrames 1 the end is one request carrying the final content")
+    func singleEndFrame() throws {
+        var settings = self.settings
+        settings.endFrames = 1
+        var job = Trajectory()
+        job.run(rate: 1.0 / 3600, for: 60)
+        job.end()
+        let result = EconomySimulation(model: .interpolating, settings: settings).run(job.updates)
+        let end = try #require(result.pushes.last?.frame)
+        #expect(end.kind == .end && end.activityState == "ended")
+        #expect(end.patch["state"] == "Complete" && end.patch["live_progress"] == .null)
+        #expect(!result.pushes.contains { $0.frame.kind == .final })
+    }
+
+    @Test("a monthly budget switches to one end frame automatically")
+    func budgetImpliesSingleEndFrame() {
+        var settings = self.settings
+        settings.monthlyBudget = 250
+        #expect(settings.effectiveEndFrames == 1)
+        settings.endFrames = 2
+        #expect(settings.effectiveEndFrames == 2)
+    }
+
+    @Test("a job that starts again inside the end window cancels the end")
+    func restartCancelsEnd() {
+        var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
+        var job = Trajectory()
+        job.run(rate: 1.0 / 600, for: 30)
+        for update in job.updates { _ = tracker.handle(update, at: update.observedAt!) }
+        job.updates = []
+        job.end()
+        let final = tracker.handle(job.updates[0], at: job.time)
+        #expect(final.map(\.kind) == [.final])
+        job.time += 2
+        job.progress = 0
+        let restart = tracker.handle(job.update(.active, state: "Downloading", remaining: 600), at: job.time)
+        #expect(restart.count == 1 && restart[0].activityState == "ongoing")
+        #expect(tracker.lifecycle == .running)
+        #expect(tracker.tick(at: job.time + 10).allSatisfy { $0.kind != .end })
+    }
+
+    @Test("a restart mid-job resumes without a re-seed, and the end still arrives")
+    func resumeFromSnapshot() throws {
+        var job = Trajectory()
+        job.run(rate: 1.0 / 3600, for: 1200)
+        let split = job.updates.count
+        job.run(rate: 1.0 / 3600, for: 60)
+        var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
+        var frames: [ActivityFrame] = []
+        for update in job.updates[..<split] { frames += tracker.handle(update, at: update.observedAt!) }
+        let snapshot = JSONWriter.string(tracker.snapshot)
+        var restored = try #require(
+            ActivityTracker(snapshot: try JSONParser.parse(snapshot), model: .interpolating, settings: settings))
+        #expect(restored.lifecycle == .running)
+        var after: [ActivityFrame] = []
+        for update in job.updates[split...] { after += restored.handle(update, at: update.observedAt!) }
+        #expect(after.isEmpty)
+        job.updates = []
+        job.end()
+        let end = restored.handle(job.updates[0], at: job.time)
+        #expect(end.map(\.kind) == [.final])
+        #expect(restored.tick(at: job.time + settings.endDisplay).map(\.kind) == [.end])
+    }
+
+    @Test("volatile details never trigger a push on their own")
+    func detailsDoNotPush() {
+        var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
+        var job = Trajectory()
+        var pushes = 0
+        var time = job.start
+        for step in 0..<200 {
+            var update = job.update(.active, state: "Downloading", remaining: 7200 - Double(step) * 3)
+            update.details.subtitle = .value("ubuntu.iso · \(10 + step % 7) MB/s")
+            update.observedAt = time
+            pushes += tracker.handle(update, at: time).count
+            time += 3
+            job.progress += 3.0 / 7200
+        }
+        #expect(pushes == 1)
+    }
+
+    @Test("a static display model pushes on progress error without end_date interpolation")
+    func staticModel() {
+        var job = Trajectory()
+        job.runToEnd(rate: 1.0 / 3600)
+        job.end()
+        let result = EconomySimulation(model: .static, settings: settings).run(job.updates)
+        #expect(!result.pushes.contains { $0.frame.patch["live_progress"] == true })
+        #expect(result.maxError <= settings.maxDisplayError + 0.011)
+        #expect(result.totalPushes > 30)
+    }
+
+    @Test("heartbeats keep a paused activity alive before stale_ttl")
+    func heartbeat() throws {
+        var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
+        var job = Trajectory()
+        job.progress = 0.3
+        let seed = tracker.handle(job.update(.paused, state: "Paused", remaining: nil), at: job.time)
+        let stale = try #require(seed.first?.ttls.stale)
+        let deadline = try #require(tracker.nextDeadline)
+        #expect(deadline > job.time && deadline < job.time + Double(stale))
+        let beat = tracker.tick(at: deadline)
+        #expect(beat.map(\.reason) == [.heartbeat])
+        #expect(beat.first?.patch["progress"] == 0.3)
+    }
+
+    @Test("an exhausted budget lets only starts and ends through")
+    func exhaustedBudget() {
+        var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
+        var job = Trajectory()
+        let exhausted = BudgetPressure(widening: 3, exhausted: true)
+        #expect(tracker.handle(job.update(.active, state: "Downloading", remaining: 600), at: job.time, budget: exhausted).count == 1)
+        job.time += 3
+        job.progress = 0.5
+        #expect(tracker.handle(job.update(.paused, state: "Paused", remaining: nil), at: job.time, budget: exhausted).isEmpty)
+        job.end()
+        #expect(tracker.handle(job.updates[0], at: job.time + 1, budget: exhausted).count == 1)
+    }
+
+    @Test("an absolute finish time is used as end_date unchanged")
+    func absoluteFinish() throws {
+        var tracker = ActivityTracker(slug: "timer", model: .interpolating, settings: settings)
+        let update = ActivityUpdate(
+            slug: "timer", name: "Washer", phase: .active, content: GenericContent(state: "Washing"), progress: 0.25,
+            eta: .finishesAt(1_781_519_400), observedAt: 1_781_517_600)
+        let frames = tracker.handle(update, at: 1_781_517_600)
+        #expect(frames.first?.patch["end_date"] == .int(1_781_519_400))
+    }
+}
