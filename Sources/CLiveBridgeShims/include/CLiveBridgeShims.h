@@ -5,6 +5,9 @@
 #include <openssl/ssl.h>
 #include <stddef.h>
 
+// Area headers: this file is the module's umbrella header, so every header must be included here.
+#include "lb_http.h"
+
 /// Data callback shape shared by CURLOPT_WRITEFUNCTION and CURLOPT_HEADERFUNCTION.
 typedef size_t (*lb_curl_data_cb)(char *_Nonnull ptr, size_t size, size_t nmemb, void *_Nullable userdata);
 
