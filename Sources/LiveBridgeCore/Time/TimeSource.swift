@@ -191,3 +191,26 @@ public struct CivilTime: Sendable, Equatable {
         return era * 146_097 + dayOfEra - 719_468
     }
 }
+
+/// A virtual clock that jumps forward whenever someone sleeps on it: one-shot commands and
+/// their tests run retry backoffs and `Retry-After` waits instantly, and the test can still
+/// read how much time "passed".
+public final class SteppingClock: TimeSource {
+    private let current: Mutex<Double>
+
+    public init(start: Double = 1_781_517_600) {
+        current = Mutex(start)
+    }
+
+    public var now: Double { current.withLock { $0 } }
+
+    public func sleep(until deadline: Double) async throws {
+        try Task.checkCancellation()
+        current.withLock { $0 = max($0, deadline) }
+    }
+
+    /// Moves time forward by hand.
+    public func advance(by seconds: Double) {
+        current.withLock { $0 += seconds }
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+public import LiveBridgeCore
+import LiveBridgeSinks
+
+/// A way to turn a recording into timestamped observations for `livebridge replay`.
+public struct ReplayFormat: Sendable {
+    public var name: String
+    public var summary: String
+    /// Parses the whole file (JSONL) into updates with `observedAt` = `base` + the record's `t`.
+    public var parse: @Sendable (_ lines: [String], _ base: Double) throws -> [ActivityUpdate]
+
+    public init(
+        name: String, summary: String, parse: @escaping @Sendable (_ lines: [String], _ base: Double) throws -> [ActivityUpdate]
+    ) {
+        self.name = name
+        self.summary = summary
+        self.parse = parse
+    }
+}
+
+/// A replay input line that could not be read.
+public struct ReplayInputError: Error, CustomStringConvertible {
+    public var line: Int
+    public var message: String
+
+    public init(line: Int, message: String) {
+        self.line = line
+        self.message = message
+    }
+
+    public var description: String { "line \(line): \(message)" }
+}
+
+/// `livebridge replay FILE`: recorded observations through the real tracker on virtual time.
+enum ReplayCommand {
+    static let usage = """
+        usage: livebridge replay FILE [--sink pushward|static] [--epsilon 0.03] [--format FORMAT] [--budget N]
+                                      [--end-frames 1|2] [--quiet]
+
+        Reads JSONL observations, runs them through the real tracker with a virtual clock, writes the
+        requests that would be sent as JSONL on stdout ({"t", "sink", "method", "path", "body"}) and a
+        summary on stderr: pushes, and max and mean display error on a 1 s grid.
+        Formats: \(ReplayFormats.all.map(\.name).joined(separator: ", ")) (default: from the first line).
+        """
+
+    /// The base of virtual time: `t` in the file counts from here (2026-06-15T10:00:00Z).
+    static let base: Double = 1_781_517_600
+
+    static func run(_ arguments: [String], environment: [String: String], output: CommandOutput) async -> Int32 {
+        let parsed: ParsedArguments
+        do throws(UsageError) {
+            parsed = try ParsedArguments(
+                arguments, options: ["sink", "epsilon", "format", "budget", "end-frames"], flags: ["quiet", "help"])
+            if parsed.flag("help") {
+                output.out(usage)
+                return ExitStatus.ok
+            }
+            guard parsed.positional.count == 1 else { throw UsageError("give exactly one input FILE (or - for stdin)") }
+        } catch {
+            output.err("livebridge replay: \(error.message)\n\n\(usage)")
+            return ExitStatus.usage
+        }
+        let path = parsed.positional[0]
+        let data: Data?
+        if path == "-" {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            data = FileManager.default.contents(atPath: path)
+        }
+        guard let data else {
+            output.err("livebridge replay: cannot read \(path)")
+            return ExitStatus.usage
+        }
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            .map(String.init)
+        var settings = EconomySettings()
+        let model: DisplayModel
+        do throws(UsageError) {
+            switch parsed.value("sink") ?? "pushward" {
+            case "pushward": model = .interpolating
+            case "static": model = .static
+            case let other: throw UsageError("--sink \(other): expected pushward or static")
+            }
+            if let epsilon = try parsed.number("epsilon", range: 0.001...0.5) { settings.maxDisplayError = epsilon }
+            if let budget = try parsed.number("budget", range: 1...1_000_000) { settings.monthlyBudget = Int(budget) }
+            if let frames = try parsed.number("end-frames", range: 1...2) { settings.endFrames = Int(frames) }
+        } catch {
+            output.err("livebridge replay: \(error.message)")
+            return ExitStatus.usage
+        }
+        let format: ReplayFormat
+        if let name = parsed.value("format") {
+            guard let match = ReplayFormats.all.first(where: { $0.name == name }) else {
+                output.err("livebridge replay: unknown --format \(name); known: \(ReplayFormats.all.map(\.name).joined(separator: ", "))")
+                return ExitStatus.usage
+            }
+            format = match
+        } else {
+            format = ReplayFormats.detect(lines)
+        }
+        let updates: [ActivityUpdate]
+        do {
+            updates = try format.parse(lines, base)
+        } catch {
+            output.err("livebridge replay: \(path): \(error)")
+            return ExitStatus.invalidContent
+        }
+        let result = EconomySimulation(model: model, settings: settings).run(updates)
+        let sinkName = parsed.value("sink") ?? "pushward"
+        if !parsed.flag("quiet") {
+            for push in result.pushes {
+                for request in PushWardRequests.requests(for: push.frame) {
+                    var line: [String: JSONValue] = [
+                        "t": .number(((push.time - base) * 1000).rounded() / 1000), "sink": .string(sinkName),
+                        "method": .string(request.method), "path": .string(request.path),
+                        "reason": .string(push.frame.reason.rawValue),
+                    ]
+                    if let body = request.body { line["body"] = body }
+                    output.out(JSONWriter.string(.object(line)))
+                }
+            }
+        }
+        output.err(summary(result, format: format.name, sink: sinkName))
+        return ExitStatus.ok
+    }
+
+    static func summary(_ result: EconomySimulation.Result, format: String, sink: String) -> String {
+        var lines: [String] = []
+        for activity in result.activities {
+            lines.append(
+                "\(activity.slug): pushes=\(activity.pushes) max_error=\(fixed(activity.maxError)) "
+                    + "mean_error=\(fixed(activity.meanError)) measured=\(activity.samples)s")
+        }
+        lines.append(
+            "replay (\(format), \(sink)): pushes=\(result.totalPushes) max_error=\(fixed(result.maxError)) "
+                + "mean_error=\(fixed(result.meanError)) activities=\(result.activities.count)")
+        return lines.joined(separator: "\n")
+    }
+
+    static func fixed(_ value: Double) -> String {
+        let scaled = (value * 10000).rounded() / 10000
+        return String(format: "%.4f", scaled)
+    }
+}
+
+/// The replay formats the executable knows.
+enum ReplayFormats {
+    static var all: [ReplayFormat] { [updates] + StandardComponents.replayFormats.map(\.format) }
+
+    /// Picks a format from the first record's keys.
+    static func detect(_ lines: [String]) -> ReplayFormat {
+        let first = lines.first { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? ""
+        guard let json = try? JSONParser.parse(first) else { return updates }
+        for format in StandardComponents.replayFormats where format.detects(json) { return format.format }
+        return updates
+    }
+
+    /// `{"t": 12.5, "slug": …, "phase": …, "progress": …, "remaining": …, "state": …}` per line.
+    static let updates = ReplayFormat(name: "updates", summary: "timestamped ActivityUpdate records") { lines, base in
+        var result: [ActivityUpdate] = []
+        for (offset, line) in lines.enumerated() where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+            let json: JSONValue
+            do throws(JSONParseError) {
+                json = try JSONParser.parse(line)
+            } catch {
+                throw ReplayInputError(line: offset + 1, message: error.description)
+            }
+            guard var members = json.objectValue, let t = members.removeValue(forKey: "t")?.doubleValue else {
+                throw ReplayInputError(line: offset + 1, message: "expected an object with a numeric \"t\"")
+            }
+            do throws(ContentValidationError) {
+                var update = try ActivityCommand.update(from: .object(members), slug: nil, now: base + t)
+                update.observedAt = base + t
+                result.append(update)
+            } catch {
+                throw ReplayInputError(line: offset + 1, message: error.problems.joined(separator: "; "))
+            }
+        }
+        return result
+    }
+}
+
+/// A replay format and how to recognise its records.
+struct DetectableFormat: Sendable {
+    var format: ReplayFormat
+    var detects: @Sendable (JSONValue) -> Bool
+}

@@ -1,0 +1,136 @@
+import Dispatch
+import Foundation
+public import LiveBridgeCore
+public import LiveBridgeNet
+
+/// One running bridge: every configured source and sink, the engine between them, and the
+/// control server. `run()` returns after SIGINT/SIGTERM (or task cancellation), with deliveries
+/// flushed (bounded) and state persisted.
+public final class LiveBridgeRuntime: Sendable {
+    public let config: LiveBridgeConfig
+    public let services: RuntimeServices
+    public let engine: ActivityEngine
+    public let routes: ControlRoutes
+    let sources: [(ComponentConfig, SourceInstance)]
+    let server: HTTPServer?
+
+    /// Builds everything from `config`; throws configuration problems, or a message when the
+    /// control server cannot listen.
+    public init(
+        config: LiveBridgeConfig, registry: ComponentRegistry = .standard, clock: any TimeSource = SystemClock(),
+        http: any HTTPTransport = HTTPClient.shared, logHandler: any LogHandler = StandardErrorLogHandler(),
+        store: (any StateStore)? = nil
+    ) throws {
+        NetworkLibraries.initialize()
+        let logger = Logger(label: "livebridge", level: config.logLevel, handler: logHandler)
+        for warning in config.warnings { logger.warning(warning) }
+        let health = HealthRegistry()
+        let metrics = MetricsRegistry()
+        let dataHealth = health.reporter(kind: "state", name: "dataDir", type: "files", clock: clock)
+        let store = store ?? FileStateStore(directory: config.dataDir)
+        if !FileManager.default.fileExists(atPath: config.dataDir) {
+            do {
+                try FileManager.default.createDirectory(atPath: config.dataDir, withIntermediateDirectories: true)
+            } catch {
+                dataHealth.set(.degraded, "cannot create \(config.dataDir): \(error.localizedDescription); state kept in memory only")
+                logger.error("cannot create the data directory; state kept in memory", ["dataDir": config.dataDir])
+            }
+        }
+        dataHealth.noteEvent()
+        let services = RuntimeServices(
+            dataDir: config.dataDir, store: store, clock: clock, logger: logger, metrics: metrics, health: health,
+            http: http, economy: config.economy)
+        let built = try registry.build(config, services: services)
+        var bindings: [ActivityEngine.Binding] = []
+        for sink in built.sinks {
+            let reporter = health.reporter(kind: "sink", name: sink.name, type: sink.type, clock: clock)
+            let ledger = BudgetLedger(sink: sink.name, limit: config.economy.monthlyBudget, store: store)
+            let queue = DeliveryQueue(
+                sink: sink, clock: clock, logger: logger.child("sink.\(sink.name)"), metrics: metrics, health: reporter,
+                ledger: ledger)
+            bindings.append(ActivityEngine.Binding(sink: sink, queue: queue, ledger: ledger))
+        }
+        let engine = ActivityEngine(
+            bindings: bindings, settings: config.economy, clock: clock, store: store, logger: logger.child("engine"),
+            metrics: metrics, health: dataHealth)
+        let routes = ControlRoutes(
+            health: health, metrics: metrics, clock: clock, logger: logger.child("http"), apiToken: config.apiToken,
+            emit: { update in await engine.emit(update) })
+        var server: HTTPServer?
+        if let listen = config.listen {
+            do {
+                server = try HTTPServer(address: listen, logger: logger.child("http")) { request in
+                    await routes.handle(request)
+                }
+            } catch {
+                throw ConfigError(problems: [
+                    ConfigProblem(path: "server.listen", message: "cannot listen on \(listen): \(error)")
+                ])
+            }
+        }
+        self.config = config
+        self.services = services
+        self.engine = engine
+        self.routes = routes
+        self.sources = built.sources
+        self.server = server
+    }
+
+    /// The control server's port (nil when `server.listen` is off).
+    public var port: UInt16? { server?.port }
+
+    /// Runs until cancelled; then shuts down cleanly.
+    public func run() async {
+        let logger = services.logger
+        await engine.start()
+        var entries: [Supervisor.Entry] = []
+        for (entry, instance) in sources {
+            let reporter = services.health.reporter(kind: "source", name: entry.name, type: entry.type, clock: services.clock)
+            let webhooks: AsyncStream<WebhookEvent> =
+                instance.acceptsWebhooks
+                ? routes.webhookStream(for: entry.name, secret: instance.webhookSecret) : AsyncStream { $0.finish() }
+            let engine = self.engine
+            let metrics = services.metrics
+            let name = entry.name
+            let context = AdapterContext(
+                name: entry.name,
+                emit: { update in
+                    metrics.increment("livebridge_adapter_events_total", ["source": name])
+                    await engine.emit(update)
+                },
+                logger: logger.child("\(entry.type).\(entry.name)"), clock: services.clock, store: services.store,
+                health: reporter, metrics: services.metrics, webhooks: webhooks)
+            entries.append(Supervisor.Entry(adapter: instance.adapter, context: context))
+        }
+        logger.info(
+            "livebridge running",
+            [
+                "sources": String(entries.count), "sinks": String(engine.bindings.count),
+                "listen": server.map { "\($0.address)" } ?? "off",
+            ])
+        await Supervisor(entries: entries).run()
+        logger.info("shutting down", ["endActivities": String(config.endOnShutdown)])
+        routes.close()
+        await engine.shutdown(endActivities: config.endOnShutdown, flushTimeout: 5)
+        server?.shutdown()
+        logger.info("stopped")
+    }
+}
+
+/// Turns SIGINT and SIGTERM into cancellation of one task.
+///
+/// The dispatch sources are made here, in a nonisolated function, never in `main.swift`'s
+/// MainActor code (a handler written there traps when Dispatch calls it).
+enum SignalTrap {
+    static func cancelOnTermination(_ task: Task<Void, Never>) -> [any DispatchSourceSignal] {
+        var sources: [any DispatchSourceSignal] = []
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { @Sendable in task.cancel() }
+            source.resume()
+            sources.append(source)
+        }
+        return sources
+    }
+}

@@ -1,0 +1,37 @@
+import LiveBridgeCore
+import LiveBridgeNet
+import LiveBridgeSinks
+
+/// The registry lines: one per source and sink type.
+enum StandardComponents {
+    static var sinks: [SinkKind] {
+        [
+            SinkKind(type: "pushward", summary: "PushWard Live Activities (generic template)") { entry, services in
+                let reader = entry.reader
+                let url = reader.string("url", default: "https://api.pushward.app")
+                let key = reader.secret("apiKey", required: true, hint: "the PushWard API key, e.g. \"${PUSHWARD_API_KEY}\"")
+                let timeout = reader.duration("timeout", default: 15, range: 1...300)
+                let tls = tlsOptions(reader)
+                if !url.hasPrefix("http://") && !url.hasPrefix("https://") {
+                    reader.problem("url", "\"\(url)\" is not an http(s) URL")
+                }
+                reader.finish()
+                guard let key else { return nil }
+                return PushWardSink(
+                    configuration: .init(
+                        name: entry.name, baseURL: url, apiKey: key, tls: tls, timeout: timeout,
+                        keyPath: entry.path + ".apiKey"),
+                    transport: services.http, clock: services.clock)
+            }
+        ]
+    }
+
+    static var sources: [SourceKind] {
+        []
+    }
+
+    /// Replay formats of the adapters (`livebridge replay --format …`).
+    static var replayFormats: [DetectableFormat] {
+        []
+    }
+}

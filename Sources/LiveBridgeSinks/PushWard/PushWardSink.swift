@@ -1,0 +1,183 @@
+public import LiveBridgeCore
+public import LiveBridgeNet
+
+/// The PushWard push service: generic template, RFC 7396 merge patches, `Authorization: Bearer`.
+///
+/// Its display model is interpolating: with `live_progress` the phone glides the bar toward
+/// `end_date`, which is what lets the tracker push so rarely. Errors are classified for delivery
+/// by their stable problem `code`; a 404 on an activity we believe exists is repaired here, by
+/// creating it again and re-seeding the whole content, once per frame.
+public struct PushWardSink: Sink {
+    /// Settings from the sink's config entry.
+    public struct Configuration: Sendable {
+        public var name: String
+        /// Base URL, default `https://api.pushward.app`.
+        public var baseURL: String
+        public var apiKey: String
+        public var tls: TLSOptions
+        public var timeout: Double
+        /// Config path of the key, for messages (`sinks[0].apiKey`).
+        public var keyPath: String
+
+        public init(
+            name: String, baseURL: String = "https://api.pushward.app", apiKey: String, tls: TLSOptions = TLSOptions(),
+            timeout: Double = 15, keyPath: String = "apiKey"
+        ) {
+            self.name = name
+            self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+            self.apiKey = apiKey
+            self.tls = tls
+            self.timeout = timeout
+            self.keyPath = keyPath
+        }
+    }
+
+    public let configuration: Configuration
+    private let transport: any HTTPTransport
+    private let clock: any TimeSource
+
+    public var name: String { configuration.name }
+    public var type: String { "pushward" }
+    public var displayModel: DisplayModel { .interpolating }
+
+    public init(configuration: Configuration, transport: any HTTPTransport, clock: any TimeSource = SystemClock()) {
+        self.configuration = configuration
+        self.transport = transport
+        self.clock = clock
+        Redactor.shared.register(configuration.apiKey)
+    }
+
+    public func deliver(_ frame: ActivityFrame) async throws(SinkError) -> DeliveryReceipt {
+        var requests = 0
+        if frame.kind == .seed {
+            requests += 1
+            try await send(PushWardRequests.create(frame), frame: frame)
+        }
+        do {
+            requests += 1
+            try await send(PushWardRequests.update(frame), frame: frame)
+        } catch let error where error.code == "activity.not_found" {
+            // Deleted, expired or dismissed on the service: create it again with everything.
+            requests += 2
+            try await send(PushWardRequests.create(frame), frame: frame)
+            try await send(PushWardRequests.update(frame, fullContent: true), frame: frame)
+        }
+        return DeliveryReceipt(requests: requests, appliedAt: clock.now)
+    }
+
+    /// `GET /auth/me`: reachability, key validity and the month's quota.
+    public func probe() async -> ProbeResult {
+        let request = httpRequest(PushWardRequest(method: "GET", path: "/auth/me"), sequence: nil)
+        do {
+            let response = try await transport.execute(request)
+            guard response.isSuccess else {
+                let error = classify(response, frame: nil)
+                return ProbeResult(ok: false, detail: error.description)
+            }
+            guard let json = try? JSONParser.parse(response.body) else {
+                return ProbeResult(ok: false, detail: "GET /auth/me answered \(response.status) with a body that is not JSON")
+            }
+            let used = json["live_activity_updates_used"]?.intValue
+            let limit = json["live_activity_updates_limit"]?.intValue
+            var detail = "key accepted"
+            if let nickname = json["nickname"]?.stringValue { detail += " (\(nickname))" }
+            if let used {
+                detail += "; Live Activity updates this month: \(used)" + (limit.map { " of \($0)" } ?? " (unlimited)")
+            }
+            if let reset = json["quota_resets_at"]?.stringValue { detail += ", resets \(reset)" }
+            let exhausted = used != nil && limit != nil && used! >= limit!
+            return ProbeResult(ok: !exhausted, detail: exhausted ? detail + " — quota exhausted" : detail)
+        } catch {
+            return ProbeResult(ok: false, detail: "cannot reach \(configuration.baseURL): \(error.message)")
+        }
+    }
+
+    // MARK: - Requests
+
+    func httpRequest(_ request: PushWardRequest, sequence: Int?) -> HTTPRequest {
+        var headers: HTTPHeaders = [
+            "Authorization": "Bearer \(configuration.apiKey)", "Accept": "application/json, application/problem+json",
+            "User-Agent": "LiveBridge/\(LiveBridgeVersion.current)",
+        ]
+        if let contentType = request.contentType { headers.add(name: "Content-Type", value: contentType) }
+        if let sequence { headers.add(name: "X-LiveBridge-Sequence", value: String(sequence)) }
+        return HTTPRequest(
+            method: request.method, url: configuration.baseURL + request.path, headers: headers,
+            body: request.body.map(JSONWriter.bytes), connectTimeout: min(10, configuration.timeout),
+            timeout: configuration.timeout, maxResponseBytes: 256 * 1024, tls: configuration.tls)
+    }
+
+    private func send(_ request: PushWardRequest, frame: ActivityFrame) async throws(SinkError) {
+        let response: HTTPResponse
+        do {
+            response = try await transport.execute(httpRequest(request, sequence: frame.sequence))
+        } catch {
+            throw Self.classify(error, baseURL: configuration.baseURL)
+        }
+        guard !response.isSuccess else { return }
+        throw classify(response, frame: frame)
+    }
+
+    /// Maps a transport error: misconfiguration (TLS, pin, URL) stops the sink; the rest retries.
+    static func classify(_ error: HTTPClientError, baseURL: String) -> SinkError {
+        switch error.code {
+        case .tls, .pinMismatch:
+            return SinkError(.authentication, code: error.code.description, message: "TLS to \(baseURL) failed: \(error.message)")
+        case .invalidURL, .invalidRequest:
+            return SinkError(.authentication, code: error.code.description, message: "invalid PushWard URL: \(error.message)")
+        default:
+            return SinkError(.unavailable, code: error.code.description, message: error.message)
+        }
+    }
+
+    /// Maps an error answer by its problem `code` (PushWard API reference §9).
+    func classify(_ response: HTTPResponse, frame: ActivityFrame?) -> SinkError {
+        let problem = PushWardProblem(
+            status: response.status, body: response.body, contentType: response.headers.first(name: "Content-Type"))
+        let slug = frame.map { " for \($0.slug)" } ?? ""
+        let summary = problem.summary
+        switch response.status {
+        case 401:
+            return SinkError(
+                .authentication, code: problem.code ?? "token.invalid", status: 401,
+                message: "PushWard refused the API key — check \(configuration.keyPath) (\(summary))")
+        case 403:
+            var hint = summary
+            if problem.code == nil || problem.code == "activity.upsert_forbidden" {
+                hint += "; creating activities needs a key with the activity:manage scope"
+            } else if problem.code == "subscription.required" {
+                hint += "; this PushWard account needs a subscription for Live Activities"
+            }
+            return SinkError(.rejected, code: problem.code, status: 403, message: "not allowed\(slug): \(hint)")
+        case 404:
+            return SinkError(.rejected, code: problem.code ?? "activity.not_found", status: 404, message: "not found\(slug): \(summary)")
+        case 409:
+            return SinkError(
+                .rejected, code: problem.code, status: 409,
+                message: "activity limit reached\(slug) (\(summary)); ended activities are removed after ended_ttl")
+        case 429:
+            if problem.code == "quota.exceeded" {
+                let reset = problem.resetAt.map { " until \(RFC3339.format($0))" } ?? ""
+                return SinkError(
+                    .quotaExhausted(until: problem.resetAt), code: problem.code, status: 429,
+                    message: "monthly Live Activity quota used up\(reset)")
+            }
+            let header = response.headers.first(name: "Retry-After").flatMap { Double($0.trimmingCharacters()) }
+            let wait = problem.retryAfter ?? header ?? 60
+            return SinkError(.rateLimited(retryAfter: wait), code: problem.code, status: 429, message: "rate limited (\(summary))")
+        case 500...599:
+            return SinkError(.unavailable, code: problem.code, status: response.status, message: "server error: \(summary)")
+        default:
+            return SinkError(.rejected, code: problem.code, status: response.status, message: "refused\(slug): \(summary)")
+        }
+    }
+}
+
+extension String {
+    func trimmingCharacters() -> String {
+        var scalars = Substring(self)
+        while let first = scalars.first, first == " " || first == "\t" { scalars = scalars.dropFirst() }
+        while let last = scalars.last, last == " " || last == "\t" { scalars = scalars.dropLast() }
+        return String(scalars)
+    }
+}

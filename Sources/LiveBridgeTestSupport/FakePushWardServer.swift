@@ -1,0 +1,426 @@
+public import LiveBridgeCore
+import LiveBridgeNet
+import Synchronization
+
+/// A strict PushWard on a real loopback socket.
+///
+/// It stores activities and applies merge patches exactly as the service does, and it validates
+/// every request against the contract (PushWard API reference): the bearer key, content types,
+/// top-level keys, slug and TTL ranges, the merged content (template, progress 0…1, colours,
+/// `live_progress` backed by an `end_date`), explicit `state` for preempted activities, and the
+/// order of frames (each carries `X-LiveBridge-Sequence`, which must increase per activity). A
+/// violation is answered as the service would (400/415/422) and recorded in `violations`; a test
+/// that used the fake asserts the list is empty.
+///
+/// Faults can be injected: N× 503, 429 with `Retry-After`, a dropped connection, latency, an
+/// exhausted quota, and refusing connections altogether (`goDown()` closes the socket).
+public final class FakePushWardServer: Sendable {
+    /// One stored activity.
+    public struct Activity: Sendable, Equatable {
+        public var slug: String
+        public var name: String
+        public var state: String = "ended"
+        public var content: JSONValue = .object([:])
+        public var priority: Int = 0
+        public var staleTTL: Int?
+        public var endedTTL: Int?
+        public var dismissalTTL: Int?
+        public var creates = 0
+        public var updates = 0
+        public var lastSequence: Int?
+    }
+
+    /// One request as received.
+    public struct Record: Sendable {
+        public var time: Double
+        public var method: String
+        public var path: String
+        public var body: JSONValue?
+        public var status: Int
+        public var sequence: Int?
+    }
+
+    /// A fault to inject into the next matching request.
+    public enum Fault: Sendable, Equatable {
+        case status(Int)
+        case rateLimit(retryAfter: Int, inBody: Bool)
+        case dropConnection
+        case delay(Double)
+        case notFound
+    }
+
+    private struct State {
+        var activities: [String: Activity] = [:]
+        var records: [Record] = []
+        var violations: [String] = []
+        var faults: [Fault] = []
+        var quotaLimit: Int?
+        var quotaUsed = 0
+        var quotaResetAt: Double = 1_782_864_000
+        var server: HTTPServer?
+        var requireFutureEndDate = false
+    }
+
+    /// The key requests must carry.
+    public let apiKey: String
+    private let clock: any TimeSource
+    private let state = Mutex(State())
+    private let portStorage = Mutex<UInt16>(0)
+
+    /// Starts listening on 127.0.0.1 (port 0 = any free port).
+    public init(apiKey: String = "hlk_testkey0123456789abcdefghijklmnop", clock: any TimeSource = SystemClock(), port: UInt16 = 0)
+        throws
+    {
+        self.apiKey = apiKey
+        self.clock = clock
+        try start(port: port)
+    }
+
+    /// The bound port.
+    public var port: UInt16 { portStorage.withLock { $0 } }
+
+    /// `http://127.0.0.1:<port>`.
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    private func start(port: UInt16) throws {
+        let server = try HTTPServer(address: "127.0.0.1:\(port)") { [self] request in
+            await self.handle(request)
+        }
+        portStorage.withLock { $0 = server.port }
+        state.withLock { $0.server = server }
+    }
+
+    /// Closes the socket: connections are refused until `comeBack()`.
+    public func goDown() {
+        let server = state.withLock { state -> HTTPServer? in
+            defer { state.server = nil }
+            return state.server
+        }
+        server?.shutdown()
+    }
+
+    /// Listens again on the same port.
+    public func comeBack() throws {
+        try start(port: port)
+    }
+
+    /// Stops the server for good.
+    public func shutdown() { goDown() }
+
+    // MARK: - Test controls and inspection
+
+    /// Queues faults answered to the next requests, in order.
+    public func inject(_ faults: [Fault]) { state.withLock { $0.faults += faults } }
+
+    /// Limits accepted PATCHes this month; beyond it, 429 `quota.exceeded` with `reset_at`.
+    public func setQuota(limit: Int?, used: Int = 0, resetAt: Double = 1_782_864_000) {
+        state.withLock {
+            $0.quotaLimit = limit
+            $0.quotaUsed = used
+            $0.quotaResetAt = resetAt
+        }
+    }
+
+    /// Also reject `live_progress: true` with an `end_date` in the past (a public contract test's rule).
+    public func requireFutureEndDate(_ flag: Bool) { state.withLock { $0.requireFutureEndDate = flag } }
+
+    /// Marks an activity preempted (server-side eviction).
+    public func preempt(_ slug: String) { state.withLock { $0.activities[slug]?.state = "preempted" } }
+
+    /// Deletes an activity (as its TTL would), so the next PATCH gets a 404.
+    public func forget(_ slug: String) { state.withLock { _ = $0.activities.removeValue(forKey: slug) } }
+
+    /// Every contract violation seen.
+    public var violations: [String] { state.withLock { $0.violations } }
+    /// Every request seen.
+    public var records: [Record] { state.withLock { $0.records } }
+    /// The stored activity.
+    public func activity(_ slug: String) -> Activity? { state.withLock { $0.activities[slug] } }
+    /// Every stored activity.
+    public var activities: [String: Activity] { state.withLock { $0.activities } }
+    /// Accepted PATCHes counted against the quota.
+    public var quotaUsed: Int { state.withLock { $0.quotaUsed } }
+
+    // MARK: - Handling
+
+    private func problem(_ status: Int, _ code: String?, _ detail: String, extra: [String: JSONValue] = [:])
+        -> HTTPServerResponse
+    {
+        var body: [String: JSONValue] = [
+            "type": "about:blank", "title": .string(HTTPServerResponse.reasonPhrase(for: status)),
+            "status": .int(Int64(status)), "detail": .string(detail),
+        ]
+        if let code { body["code"] = .string(code) }
+        for (key, value) in extra { body[key] = value }
+        var response = HTTPServerResponse.json(JSONWriter.bytes(.object(body)), status: status)
+        response.headers.replaceOrAdd(name: "Content-Type", value: "application/problem+json")
+        return response
+    }
+
+    private func violation(_ message: String) {
+        state.withLock { $0.violations.append(message) }
+    }
+
+    private func record(_ request: HTTPServerRequest, body: JSONValue?, status: Int) {
+        let sequence = request.headers.first(name: "X-LiveBridge-Sequence").flatMap { Int($0) }
+        let now = clock.now
+        state.withLock {
+            $0.records.append(
+                Record(time: now, method: request.method, path: request.path, body: body, status: status, sequence: sequence))
+        }
+    }
+
+    func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        if let fault = state.withLock({ $0.faults.isEmpty ? nil : $0.faults.removeFirst() }) {
+            switch fault {
+            case .status(let status):
+                record(request, body: nil, status: status)
+                return problem(status, status == 503 ? "service.unavailable" : nil, "injected fault")
+            case .rateLimit(let retryAfter, let inBody):
+                record(request, body: nil, status: 429)
+                var response = problem(
+                    429, "rate_limit.exceeded", "too many requests",
+                    extra: inBody ? ["retry_after_ms": .int(Int64(retryAfter * 1000))] : [:])
+                response.headers.add(name: "Retry-After", value: String(retryAfter))
+                return response
+            case .dropConnection:
+                record(request, body: nil, status: 0)
+                return .dropConnection
+            case .delay(let seconds):
+                try? await clock.sleep(for: seconds)
+            case .notFound:
+                let slug = request.path.split(separator: "/").last.map(String.init) ?? ""
+                forget(slug)
+            }
+        }
+        let response = route(request)
+        return response
+    }
+
+    private func route(_ request: HTTPServerRequest) -> HTTPServerResponse {
+        if request.method == "GET" && request.path == "/health" { return .json(Array(#"{"status":"ok"}"#.utf8)) }
+        guard request.headers.first(name: "Authorization") == "Bearer \(apiKey)" else {
+            record(request, body: nil, status: 401)
+            var response = problem(401, "token.invalid", "missing or invalid API key")
+            response.headers.add(name: "WWW-Authenticate", value: "Bearer")
+            return response
+        }
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        switch (request.method, parts.count, parts.first) {
+        case ("GET", 2, "auth") where parts[1] == "me":
+            record(request, body: nil, status: 200)
+            let (used, limit, reset, count) = state.withLock { ($0.quotaUsed, $0.quotaLimit, $0.quotaResetAt, $0.activities.count) }
+            var body: [String: JSONValue] = [
+                "id": "00000000-0000-0000-0000-000000000001", "nickname": "Test", "activity_count": .int(Int64(count)),
+                "subscribed": false, "live_activity_updates_used": .int(Int64(used)),
+                "quota_resets_at": .string(RFC3339.format(reset)),
+            ]
+            if let limit { body["live_activity_updates_limit"] = .int(Int64(limit)) }
+            return .json(JSONWriter.bytes(.object(body)))
+        case ("POST", 1, "activities"):
+            return create(request)
+        case ("PATCH", 2, "activities"):
+            return update(request, slug: parts[1])
+        case ("GET", 2, "activities"):
+            record(request, body: nil, status: 200)
+            guard let activity = activity(parts[1]) else { return problem(404, "activity.not_found", "no such activity") }
+            return .json(JSONWriter.bytes(Self.json(activity)))
+        case ("DELETE", 2, "activities"):
+            record(request, body: nil, status: 204)
+            forget(parts[1])
+            return HTTPServerResponse(status: 204)
+        default:
+            record(request, body: nil, status: 404)
+            violation("unknown route \(request.method) \(request.path)")
+            return problem(404, nil, "no route")
+        }
+    }
+
+    static func json(_ activity: Activity) -> JSONValue {
+        [
+            "slug": .string(activity.slug), "name": .string(activity.name), "state": .string(activity.state),
+            "content": activity.content, "priority": .int(Int64(activity.priority)),
+            "stale_ttl": activity.staleTTL.map { .int(Int64($0)) } ?? .null,
+            "ended_ttl": activity.endedTTL.map { .int(Int64($0)) } ?? .null,
+            "dismissal_ttl": activity.dismissalTTL.map { .int(Int64($0)) } ?? .null,
+        ]
+    }
+
+    private enum Parsed {
+        case body([String: JSONValue])
+        case refused(HTTPServerResponse)
+    }
+
+    private func parseBody(_ request: HTTPServerRequest, allowed: [String]) -> Parsed {
+        guard let json = try? JSONParser.parse(request.body), case .object(let members) = json else {
+            violation("\(request.method) \(request.path): body is not a JSON object")
+            return .refused(problem(400, "request.body_invalid", "body must be a JSON object"))
+        }
+        for key in members.keys where !allowed.contains(key) {
+            violation("\(request.method) \(request.path): unknown top-level key \"\(key)\"")
+            return .refused(problem(400, "request.body_invalid", "unknown key \(key)"))
+        }
+        return .body(members)
+    }
+
+    private func ttl(_ value: JSONValue?, name: String, range: ClosedRange<Int>, path: String) -> (Int??, String?) {
+        guard let value else { return (.none, nil) }
+        if value.isNull { return (.some(nil), nil) }
+        guard let number = value.intValue, range.contains(number) else {
+            return (.none, "\(path): \(name) \(value) outside \(range)")
+        }
+        return (.some(number), nil)
+    }
+
+    private func create(_ request: HTTPServerRequest) -> HTTPServerResponse {
+        let contentType = request.headers.first(name: "Content-Type") ?? ""
+        guard contentType.hasPrefix("application/json") else {
+            record(request, body: nil, status: 415)
+            violation("POST /activities: Content-Type \"\(contentType)\" instead of application/json")
+            return problem(415, nil, "unsupported media type")
+        }
+        let members: [String: JSONValue]
+        switch parseBody(request, allowed: ["slug", "name", "priority", "ended_ttl", "stale_ttl", "dismissal_ttl"]) {
+        case .refused(let response):
+            record(request, body: nil, status: 400)
+            return response
+        case .body(let body): members = body
+        }
+        guard let slug = members["slug"]?.stringValue, ContentRules.isValidSlug(slug) else {
+            record(request, body: .object(members), status: 400)
+            violation("POST /activities: invalid slug \(members["slug"] ?? .null)")
+            return problem(400, "slug.invalid", "slug must match ^[a-zA-Z0-9][a-zA-Z0-9_-]{0,127}$")
+        }
+        guard let name = members["name"]?.stringValue, (1...256).contains(name.count) else {
+            record(request, body: .object(members), status: 422)
+            violation("POST /activities: name missing or not 1…256 characters")
+            return problem(422, "activity.content_invalid", "name must be 1…256 characters")
+        }
+        var problems: [String] = []
+        let stale = ttl(members["stale_ttl"], name: "stale_ttl", range: 1...2_592_000, path: "POST")
+        let ended = ttl(members["ended_ttl"], name: "ended_ttl", range: 1...2_592_000, path: "POST")
+        let dismissal = ttl(members["dismissal_ttl"], name: "dismissal_ttl", range: 0...14_400, path: "POST")
+        problems += [stale.1, ended.1, dismissal.1].compactMap { $0 }
+        if let priority = members["priority"], !(priority.intValue.map { (0...10).contains($0) } ?? false) {
+            problems.append("priority \(priority) outside 0…10")
+        }
+        if !problems.isEmpty {
+            record(request, body: .object(members), status: 422)
+            violation("POST /activities: " + problems.joined(separator: "; "))
+            return problem(422, "activity.content_invalid", problems.joined(separator: "; "))
+        }
+        let action = state.withLock { state -> String in
+            var activity = state.activities[slug] ?? Activity(slug: slug, name: name)
+            let existed = state.activities[slug] != nil
+            activity.name = name
+            if let priority = members["priority"]?.intValue { activity.priority = priority }
+            if case .some(let value) = stale.0 { activity.staleTTL = value }
+            if case .some(let value) = ended.0 { activity.endedTTL = value }
+            if case .some(let value) = dismissal.0 { activity.dismissalTTL = value }
+            activity.creates += 1
+            activity.lastSequence = nil
+            state.activities[slug] = activity
+            return existed ? "updated" : "created"
+        }
+        record(request, body: .object(members), status: 201)
+        var response = HTTPServerResponse.json(JSONWriter.bytes(Self.json(activity(slug)!)), status: 201)
+        response.headers.add(name: "X-Resource-Action", value: action)
+        return response
+    }
+
+    private func update(_ request: HTTPServerRequest, slug: String) -> HTTPServerResponse {
+        let contentType = request.headers.first(name: "Content-Type") ?? ""
+        guard contentType.hasPrefix("application/merge-patch+json") || contentType.hasPrefix("application/json") else {
+            record(request, body: nil, status: 415)
+            violation("PATCH \(request.path): Content-Type \"\(contentType)\"")
+            return problem(415, nil, "unsupported media type")
+        }
+        let members: [String: JSONValue]
+        switch parseBody(
+            request, allowed: ["state", "content", "priority", "sound", "ended_ttl", "stale_ttl", "dismissal_ttl"])
+        {
+        case .refused(let response):
+            record(request, body: nil, status: 400)
+            return response
+        case .body(let body): members = body
+        }
+        let body = JSONValue.object(members)
+        let sequence = request.headers.first(name: "X-LiveBridge-Sequence").flatMap { Int($0) }
+        guard var activity = activity(slug) else {
+            record(request, body: body, status: 404)
+            return problem(404, "activity.not_found", "activity \(slug) does not exist")
+        }
+        if let limit = state.withLock({ $0.quotaLimit }), quotaUsed >= limit {
+            record(request, body: body, status: 429)
+            let reset = state.withLock { $0.quotaResetAt }
+            return problem(
+                429, "quota.exceeded", "monthly Live Activity updates used up",
+                extra: [
+                    "kind": "live_activity_updates", "used": .int(Int64(quotaUsed)), "limit": .int(Int64(limit)),
+                    "reset_at": .string(RFC3339.format(reset)),
+                ])
+        }
+        var problems: [String] = []
+        var newState = activity.state
+        if let stateValue = members["state"] {
+            guard let text = stateValue.stringValue?.lowercased(), ["ongoing", "ended"].contains(text) else {
+                record(request, body: body, status: 400)
+                violation("PATCH \(slug): invalid state \(stateValue)")
+                return problem(400, "activity.state_invalid", "state must be ongoing or ended")
+            }
+            newState = text
+        } else if activity.state == "preempted" {
+            record(request, body: body, status: 422)
+            violation("PATCH \(slug): preempted activity patched without an explicit state")
+            return problem(422, "activity.content_invalid", "a preempted activity needs an explicit state")
+        }
+        var merged = activity.content
+        if let content = members["content"] {
+            guard case .object = content else {
+                record(request, body: body, status: 400)
+                violation("PATCH \(slug): content is not an object")
+                return problem(400, "request.body_invalid", "content must be an object")
+            }
+            merged = MergePatch.apply(content, to: activity.content)
+        }
+        if members["content"] != nil || newState == "ongoing" {
+            do {
+                let decoded = try GenericContent(json: merged)
+                try decoded.validate(asDocument: true)
+                if state.withLock({ $0.requireFutureEndDate }), decoded.liveProgress.value == true,
+                    let end = decoded.endDate.value, Double(end) <= clock.now
+                {
+                    problems.append("content.end_date: must be in the future with live_progress")
+                }
+            } catch let error as ContentValidationError {
+                problems += error.problems
+            } catch {
+                problems.append("\(error)")
+            }
+        }
+        let stale = ttl(members["stale_ttl"], name: "stale_ttl", range: 1...2_592_000, path: "PATCH")
+        if let message = stale.1 { problems.append(message) }
+        if let previous = activity.lastSequence, let sequence, sequence <= previous {
+            problems.append("frame \(sequence) arrived after frame \(previous) (out of order)")
+        }
+        if !problems.isEmpty {
+            record(request, body: body, status: 422)
+            violation("PATCH \(slug): " + problems.joined(separator: "; "))
+            return problem(
+                422, "activity.content_invalid", problems.joined(separator: "; "),
+                extra: ["errors": .array(problems.map { ["location": "body", "message": .string($0)] })])
+        }
+        activity.content = merged
+        activity.state = newState
+        activity.updates += 1
+        if let sequence { activity.lastSequence = sequence }
+        if case .some(let value) = stale.0 { activity.staleTTL = value }
+        if let priority = members["priority"]?.intValue { activity.priority = priority }
+        state.withLock {
+            $0.activities[slug] = activity
+            $0.quotaUsed += 1
+        }
+        record(request, body: body, status: 200)
+        return .json(JSONWriter.bytes(Self.json(activity)))
+    }
+}
