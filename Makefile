@@ -1,0 +1,48 @@
+# LiveBridge — build, test, demo, install.
+#   make demo      install what is missing, build release, run the demo (no accounts needed)
+#   make test      install what is missing, build and run the whole test suite (what CI runs)
+
+PREFIX     ?= /usr/local
+SWIFT      ?= swift
+CONFIG_DIR ?= /etc/livebridge
+BIN        := .build/release/livebridge
+
+.PHONY: all deps build release test demo install uninstall lint fuzz bench clean
+
+all: build
+
+## Install missing system packages (apt; through sudo when not root). Each area adds a script.
+deps:
+	@for script in scripts/deps/*.sh; do bash "$$script" || exit 1; done
+
+build:
+	$(SWIFT) build
+
+release:
+	$(SWIFT) build -c release
+
+## The whole suite, as CI runs it.
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test
+
+demo: deps release
+	$(BIN) demo
+
+install: release
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/livebridge
+	install -d -m 0755 $(DESTDIR)$(CONFIG_DIR)
+	@if [ ! -e $(DESTDIR)$(CONFIG_DIR)/livebridge.json5 ]; then \
+		install -m 0600 examples/livebridge.json5 $(DESTDIR)$(CONFIG_DIR)/livebridge.json5; \
+		echo "installed example config to $(DESTDIR)$(CONFIG_DIR)/livebridge.json5"; \
+	else echo "kept existing $(DESTDIR)$(CONFIG_DIR)/livebridge.json5"; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/livebridge
+
+lint:
+	$(SWIFT) format lint --strict -r Sources adapters Tests examples
+
+clean:
+	rm -rf .build
