@@ -66,6 +66,8 @@ public final class FakePushWardServer: Sendable {
     private let clock: any TimeSource
     private let state = Mutex(State())
     private let portStorage = Mutex<UInt16>(0)
+    private let waiters = Mutex<[UInt64: CheckedContinuation<Void, Never>]>([:])
+    private let nextWaiter = Mutex<UInt64>(0)
 
     /// Starts listening on 127.0.0.1 (port 0 = any free port).
     public init(apiKey: String = "hlk_testkey0123456789abcdefghijklmnop", clock: any TimeSource = SystemClock(), port: UInt16 = 0)
@@ -194,7 +196,47 @@ public final class FakePushWardServer: Sendable {
             }
         }
         let response = route(request)
+        signalWaiters()
         return response
+    }
+
+    private func signalWaiters() {
+        let current = waiters.withLock { waiters in
+            defer { waiters.removeAll() }
+            return waiters
+        }
+        for waiter in current.values { waiter.resume() }
+    }
+
+    /// Waits until `condition` holds, re-checking after every request the fake answers; false
+    /// when `timeout` (real seconds, a failure bound only) passes first.
+    public func waitUntil(timeout: Double = 20, _ condition: @Sendable (FakePushWardServer) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        while !condition(self) {
+            guard ContinuousClock.now < deadline else { return false }
+            let id = nextWaiter.withLock { value -> UInt64 in
+                value += 1
+                return value
+            }
+            // Wake on the next request, or at the deadline at the latest.
+            let timer = Task {
+                try? await Task.sleep(until: deadline)
+                self.resumeWaiter(id)
+            }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                if condition(self) || ContinuousClock.now >= deadline {
+                    continuation.resume()
+                } else {
+                    waiters.withLock { $0[id] = continuation }
+                }
+            }
+            timer.cancel()
+        }
+        return true
+    }
+
+    private func resumeWaiter(_ id: UInt64) {
+        waiters.withLock { $0.removeValue(forKey: id) }?.resume()
     }
 
     private func route(_ request: HTTPServerRequest) -> HTTPServerResponse {

@@ -11,7 +11,7 @@ public final class LiveBridgeRuntime: Sendable {
     public let services: RuntimeServices
     public let engine: ActivityEngine
     public let routes: ControlRoutes
-    let sources: [(ComponentConfig, SourceInstance)]
+    let sources: [(ComponentConfig, SourceInstance, AsyncStream<WebhookEvent>)]
     let server: HTTPServer?
 
     /// Builds everything from `config`; throws configuration problems, or a message when the
@@ -72,7 +72,14 @@ public final class LiveBridgeRuntime: Sendable {
         self.services = services
         self.engine = engine
         self.routes = routes
-        self.sources = built.sources
+        // Webhook inboxes exist from the start, so a wake-up that arrives before the adapter runs
+        // waits for it instead of being refused.
+        self.sources = built.sources.map { entry, instance in
+            let stream: AsyncStream<WebhookEvent> =
+                instance.acceptsWebhooks
+                ? routes.webhookStream(for: entry.name, secret: instance.webhookSecret) : AsyncStream { $0.finish() }
+            return (entry, instance, stream)
+        }
         self.server = server
     }
 
@@ -84,11 +91,8 @@ public final class LiveBridgeRuntime: Sendable {
         let logger = services.logger
         await engine.start()
         var entries: [Supervisor.Entry] = []
-        for (entry, instance) in sources {
+        for (entry, instance, webhooks) in sources {
             let reporter = services.health.reporter(kind: "source", name: entry.name, type: entry.type, clock: services.clock)
-            let webhooks: AsyncStream<WebhookEvent> =
-                instance.acceptsWebhooks
-                ? routes.webhookStream(for: entry.name, secret: instance.webhookSecret) : AsyncStream { $0.finish() }
             let engine = self.engine
             let metrics = services.metrics
             let name = entry.name
@@ -109,6 +113,10 @@ public final class LiveBridgeRuntime: Sendable {
                 "listen": server.map { "\($0.address)" } ?? "off",
             ])
         await Supervisor(entries: entries).run()
+        // Adapters only return when cancelled; with no sources (an API-only bridge) wait here.
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(86_400))
+        }
         logger.info("shutting down", ["endActivities": String(config.endOnShutdown)])
         routes.close()
         await engine.shutdown(endActivities: config.endOnShutdown, flushTimeout: 5)
