@@ -8,6 +8,27 @@ public struct ComponentConfig: Sendable {
     public var type: String
     /// The entry's keys; the factory for `type` reads them and calls `finish()`.
     public var reader: ConfigReader
+
+    public init(path: String, name: String, type: String, reader: ConfigReader) {
+        self.path = path
+        self.name = name
+        self.type = type
+        self.reader = reader
+    }
+}
+
+extension LiveBridgeConfig {
+    /// Adds a source entry in code (programs that embed LiveBridge with their own adapters).
+    public mutating func addSource(name: String, type: String, settings: [String: JSONValue] = [:]) {
+        let path = "sources[\(sources.count)]"
+        var members = settings
+        members["name"] = .string(name)
+        members["type"] = .string(type)
+        let reader = ConfigReader(path: path, members: members, problems: problems)
+        _ = reader.string("name")
+        _ = reader.string("type")
+        sources.append(ComponentConfig(path: path, name: name, type: type, reader: reader))
+    }
 }
 
 /// The whole configuration file (`livebridge.json5`).
