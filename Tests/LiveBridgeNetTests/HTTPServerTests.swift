@@ -83,9 +83,10 @@ struct HTTPServerTests {
     func slowlorisStall() async throws {
         let server = try Self.makeServer(HTTPServerConfiguration(requestDeadline: 0.5))
         defer { server.shutdown() }
+        // Measured from before connecting: the server's deadline starts at accept.
+        let start = ContinuousClock.now
         let connection = try await HTTPRawConnection.connect(port: server.port)
         defer { connection.close() }
-        let start = ContinuousClock.now
         try await connection.send("GET /ok HTTP/1.1\r\nHost: x\r\n")
         let response = try await connection.readResponse()
         let elapsed = secondsSince(start)
@@ -98,9 +99,10 @@ struct HTTPServerTests {
     func slowlorisDrip() async throws {
         let server = try Self.makeServer(HTTPServerConfiguration(requestDeadline: 0.5, socketTimeout: 5))
         defer { server.shutdown() }
+        // Measured from before connecting: the server's deadline starts at accept.
+        let start = ContinuousClock.now
         let connection = try await HTTPRawConnection.connect(port: server.port)
         defer { connection.close() }
-        let start = ContinuousClock.now
         let dripper = Task {
             for byte in "GET /ok HTTP/1.1\r\nHost: x\r\nX-Slow: \(String(repeating: "s", count: 100))".utf8 {
                 guard (try? await connection.send([byte])) != nil else { return }
