@@ -26,7 +26,8 @@ public final class TLSTestServer: Sendable {
 
     /// Starts the server with `certificates`' server certificate; waits (≤ `timeout`) until it
     /// listens.
-    public static func start(certificates: TestCertificateAuthority, timeout: Double = 15) async throws -> TLSTestServer {
+    public static func start(certificates: TestCertificateAuthority, timeout: Double = 15) async throws -> TLSTestServer
+    {
         let script = certificates.directory.file("tls_test_server.py")
         try pythonSource.write(toFile: script, atomically: true, encoding: .utf8)
         let process = Process()

@@ -41,7 +41,8 @@ struct HTTPClientTLSTests {
             let both = try await HTTPClientTests.client.execute(
                 HTTPRequest(
                     url: server.url,
-                    tls: TLSOptions(caFile: certificates.caCertificatePath, pinnedPublicKey: certificates.serverPublicKeyPin)))
+                    tls: TLSOptions(
+                        caFile: certificates.caCertificatePath, pinnedPublicKey: certificates.serverPublicKeyPin)))
             #expect(both.status == 200)
         }
     }

@@ -19,7 +19,9 @@ struct HTTPClientTests {
             case "/echo":
                 var headers: HTTPHeaders = ["Content-Type": "application/octet-stream"]
                 headers.add(name: "X-Method", value: request.method)
-                headers.add(name: "X-Query", value: request.query.keys.sorted().map { "\($0)=\(request.query[$0]!)" }.joined(separator: "&"))
+                headers.add(
+                    name: "X-Query",
+                    value: request.query.keys.sorted().map { "\($0)=\(request.query[$0]!)" }.joined(separator: "&"))
                 headers.add(name: "X-Token", value: request.headers.first(name: "x-token") ?? "-")
                 headers.add(name: "X-Request-Content-Type", value: request.headers.first(name: "content-type") ?? "-")
                 headers.add(name: "X-Request-Length", value: request.headers.first(name: "content-length") ?? "-")
@@ -71,7 +73,9 @@ struct HTTPClientTests {
 
         let binary: [UInt8] = (0...255).map { UInt8($0) } + [0, 0, 13, 10]
         let patch = try await Self.client.execute(
-            HTTPRequest(method: "PATCH", url: "\(base)/echo", headers: ["Content-Type": "application/merge-patch+json"], body: binary))
+            HTTPRequest(
+                method: "PATCH", url: "\(base)/echo", headers: ["Content-Type": "application/merge-patch+json"],
+                body: binary))
         #expect(patch.headers.first(name: "x-method") == "PATCH")
         #expect(patch.body == binary)
 
@@ -140,7 +144,8 @@ struct HTTPClientTests {
         // A close-delimited body (no Content-Length) is cut off by the write callback.
         let raw = try HTTPRawListener()
         defer { raw.close() }
-        let reply = Array("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n".utf8) + [UInt8](repeating: 0x62, count: 200_000)
+        let reply =
+            Array("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n".utf8) + [UInt8](repeating: 0x62, count: 200_000)
         async let served = raw.serveOnce(reply: reply)
         let unannounced = await #expect(throws: HTTPClientError.self) {
             _ = try await Self.client.execute(

@@ -33,8 +33,14 @@ struct HTTPHeadersTests {
     }
 
     static let urls: [(String, String)] = [
-        ("http://h:8080/api?mode=queue&apikey=abc123&output=json", "http://h:8080/api?mode=queue&apikey=[redacted]&output=json"),
-        ("https://h/api?API_KEY=x&ma_password=y&session=z&name=ok", "https://h/api?API_KEY=[redacted]&ma_password=[redacted]&session=[redacted]&name=ok"),
+        (
+            "http://h:8080/api?mode=queue&apikey=abc123&output=json",
+            "http://h:8080/api?mode=queue&apikey=[redacted]&output=json"
+        ),
+        (
+            "https://h/api?API_KEY=x&ma_password=y&session=z&name=ok",
+            "https://h/api?API_KEY=[redacted]&ma_password=[redacted]&session=[redacted]&name=ok"
+        ),
         ("https://user:pw@h/x", "https://[redacted]@h/x"),
         ("https://token@h/x?y=1", "https://[redacted]@h/x?y=1"),
         ("https://h/x#access_token=abc", "https://h/x"),
@@ -51,6 +57,8 @@ struct HTTPHeadersTests {
     func registeredSecret() {
         let redactor = Redactor()
         redactor.register("CANARYPATHSECRET")
-        #expect(HTTPURLRedactor.redact("http://h/hook/CANARYPATHSECRET?x=1", redactor: redactor) == "http://h/hook/[redacted]?x=1")
+        #expect(
+            HTTPURLRedactor.redact("http://h/hook/CANARYPATHSECRET?x=1", redactor: redactor)
+                == "http://h/hook/[redacted]?x=1")
     }
 }

@@ -56,11 +56,18 @@ struct HTTPServerTests {
         ("bare line feeds", "GET / HTTP/1.1\nHost: x\n\n", 400),
         ("unknown method", "BREW /pot HTTP/1.1\r\nHost: x\r\n\r\n", 405),
         ("body without length", "POST /hook HTTP/1.1\r\nHost: x\r\n\r\n", 411),
-        ("chunked body", "POST /hook HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n", 501),
-        ("HTTP/2 request line", "GET / HTTP/2.0\r\nHost: x\r\n\r\n", 505),
-        ("oversize headers", "GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "b", count: 20_000))\r\n\r\n", 431),
         (
-            "oversize body", "POST /hook HTTP/1.1\r\nHost: x\r\nContent-Length: 2000000\r\n\r\n"
+            "chunked body",
+            "POST /hook HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n", 501
+        ),
+        ("HTTP/2 request line", "GET / HTTP/2.0\r\nHost: x\r\n\r\n", 505),
+        (
+            "oversize headers", "GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "b", count: 20_000))\r\n\r\n",
+            431
+        ),
+        (
+            "oversize body",
+            "POST /hook HTTP/1.1\r\nHost: x\r\nContent-Length: 2000000\r\n\r\n"
                 + String(repeating: "x", count: 200_000), 413
         ),
     ]
