@@ -9,11 +9,28 @@ struct HTTPClientTLSTests {
     static func withTLSServer(
         _ body: (TestCertificateAuthority, TLSTestServer) async throws -> Void
     ) async throws {
-        let certificates = try TestCertificateAuthority(prefix: "http-tls")
-        defer { certificates.remove() }
-        let server = try await TLSTestServer.start(certificates: certificates)
-        defer { server.stop() }
-        try await body(certificates, server)
+        // Certificate generation and process teardown block; keep them off the task pool so
+        // parallel tests' deadlines are not stretched.
+        let certificates = try await HTTPBlockingWork.run { try TestCertificateAuthority(prefix: "http-tls") }
+        let server: TLSTestServer
+        do {
+            server = try await TLSTestServer.start(certificates: certificates)
+        } catch {
+            certificates.remove()
+            throw error
+        }
+        let outcome: Result<Void, any Error>
+        do {
+            try await body(certificates, server)
+            outcome = .success(())
+        } catch {
+            outcome = .failure(error)
+        }
+        try await HTTPBlockingWork.run {
+            server.stop()
+            certificates.remove()
+        }
+        try outcome.get()
     }
 
     @Test("a server certificate from the configured CA file verifies")
@@ -80,7 +97,7 @@ struct HTTPClientTLSTests {
     @Test("a CA file that does not sign the server fails with tls")
     func otherCAFails() async throws {
         try await Self.withTLSServer { _, server in
-            let other = try TestCertificateAuthority(prefix: "http-tls-other")
+            let other = try await HTTPBlockingWork.run { try TestCertificateAuthority(prefix: "http-tls-other") }
             defer { other.remove() }
             let error = await #expect(throws: HTTPClientError.self) {
                 _ = try await HTTPClientTests.client.execute(

@@ -166,7 +166,7 @@ struct HTTPClientTests {
             _ = try await Self.client.execute(HTTPRequest(url: "http://127.0.0.1:\(server.port)/hang", timeout: 0.3))
         }
         #expect(error?.code == .timeout)
-        #expect(secondsSince(start) < 3)
+        #expect(secondsSince(start) < 5)
         // libcurl closed the connection, so the server cancels the abandoned handler.
         #expect(await events.wait(for: "cancelled /hang"))
     }
