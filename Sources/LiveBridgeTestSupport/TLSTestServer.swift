@@ -26,7 +26,8 @@ public final class TLSTestServer: Sendable {
 
     /// Starts the server with `certificates`' server certificate; waits (≤ `timeout`) until it
     /// listens.
-    public static func start(certificates: TestCertificateAuthority, timeout: Double = 15) async throws -> TLSTestServer {
+    public static func start(certificates: TestCertificateAuthority, timeout: Double = 15) async throws -> TLSTestServer
+    {
         let script = certificates.directory.file("tls_test_server.py")
         try pythonSource.write(toFile: script, atomically: true, encoding: .utf8)
         let process = Process()
@@ -42,7 +43,7 @@ public final class TLSTestServer: Sendable {
         // Read the "PORT n" line on a thread of our own; the process is killed if it takes too long.
         let watchdog = Task.detached {
             try await Task.sleep(for: .seconds(timeout))
-            if process.isRunning { process.terminate() }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         }
         defer { watchdog.cancel() }
         let port: UInt16 = try await HTTPBlockingWork.run {
@@ -75,17 +76,24 @@ public final class TLSTestServer: Sendable {
     public var outputText: String { output.text.withLock { $0 } }
 
     /// Stops the server and waits for it to exit.
+    ///
+    /// SIGKILL, not SIGTERM: a child started from a pool thread inherits libdispatch's blocked
+    /// signal mask, so SIGTERM would stay pending forever and `waitUntilExit` would hang.
     public func stop() {
         if process.isRunning {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
         }
         process.waitUntilExit()
     }
 
     static let pythonSource = """
         import http.server
+        import signal
         import ssl
         import sys
+
+        # Started from a libdispatch thread, this process inherits a mask blocking SIGTERM.
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self):

@@ -70,7 +70,8 @@ struct HTTPRequestParserTests {
         let unterminated = "GET / HTTP/1.1\r\nX-Big: " + String(repeating: "a", count: 17 * 1024)
         #expect(HTTPRequestParser.parse(Array(unterminated.utf8)).rejectionStatus == 431)
         func head(totalBytes: Int) -> [UInt8] {
-            Array(("GET / HTTP/1.1\r\nHost: x\r\nX: " + String(repeating: "a", count: totalBytes - 32) + "\r\n\r\n").utf8)
+            Array(
+                ("GET / HTTP/1.1\r\nHost: x\r\nX: " + String(repeating: "a", count: totalBytes - 32) + "\r\n\r\n").utf8)
         }
         #expect(head(totalBytes: 16 * 1024).count == 16 * 1024)
         #expect(HTTPRequestParser.parse(head(totalBytes: 16 * 1024)).request != nil)
@@ -148,7 +149,10 @@ struct HTTPRequestParserTests {
         ("/a%20b/c%2Fd", "/a b/c/d", [:]),
         ("/caf%C3%A9", "/café", [:]),
         ("/a+b", "/a+b", [:]),
-        ("/q?x=1&y=two+words&z=%3D%26&empty=&flag", "/q", ["x": "1", "y": "two words", "z": "=&", "empty": "", "flag": ""]),
+        (
+            "/q?x=1&y=two+words&z=%3D%26&empty=&flag", "/q",
+            ["x": "1", "y": "two words", "z": "=&", "empty": "", "flag": ""]
+        ),
         ("/dup?k=first&k=second", "/dup", ["k": "first"]),
         ("/frag?a=1#section", "/frag", ["a": "1"]),
         ("/?n%61me=v%61lue", "/", ["name": "value"]),
@@ -158,7 +162,8 @@ struct HTTPRequestParserTests {
 
     @Test("path and query are percent-decoded", arguments: decoding)
     func percentDecoding(target: String, path: String, query: [String: String]) throws {
-        let request = try #require(HTTPRequestParser.parse(Array("GET \(target) HTTP/1.1\r\nHost: x\r\n\r\n".utf8)).request)
+        let request = try #require(
+            HTTPRequestParser.parse(Array("GET \(target) HTTP/1.1\r\nHost: x\r\n\r\n".utf8)).request)
         #expect(request.target == target)
         #expect(request.path == path)
         #expect(request.query == query)

@@ -186,7 +186,9 @@ final class CurlTransfer: @unchecked Sendable {
             apply(lb_curl_setopt_string(easy, CURLOPT_COPYPOSTFIELDS, ""))
         } else {
             body.withUnsafeBytes { bytes in
-                apply(lb_curl_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress)))
+                apply(
+                    lb_curl_setopt_pointer(
+                        easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress)))
             }
         }
     }
@@ -280,7 +282,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// The caller's result for libcurl's final `code`; call before `cleanup()`.
     func outcome(for code: CURLcode) -> Outcome {
         guard let easy else {
-            return .failure(.about(request, .network, "the transfer lost its handle", hint: "this is a bug in LiveBridge"))
+            return .failure(
+                .about(request, .network, "the transfer lost its handle", hint: "this is a bug in LiveBridge"))
         }
         if code == CURLE_OK {
             var responseCode = 0

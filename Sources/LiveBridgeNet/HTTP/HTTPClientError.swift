@@ -49,8 +49,12 @@ public struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertib
     /// Creates an error; `message` passes through `Redactor.shared` so no registered secret or
     /// `apikey=` value survives.
     public init(_ code: Code, message: String, curlCode: Int? = nil) {
+        self.init(code, redactedMessage: Redactor.shared.redact(message), curlCode: curlCode)
+    }
+
+    private init(_ code: Code, redactedMessage: String, curlCode: Int?) {
         self.code = code
-        self.message = Redactor.shared.redact(message)
+        self.message = redactedMessage
         self.curlCode = curlCode
     }
 
@@ -58,14 +62,18 @@ public struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertib
     public var description: String { message }
 
     /// An error about `request` whose text names the method and the redacted URL.
+    ///
+    /// Each part is redacted exactly once (`what` and `hint` are fixed texts): a second pass of
+    /// `Redactor` over an already masked `apikey=[redacted]` would garble it.
     static func about(
         _ request: HTTPRequest, _ code: Code, _ what: String, hint: String, detail: String? = nil, curlCode: Int? = nil
     ) -> HTTPClientError {
-        var text = "\(request.method) \(HTTPURLRedactor.redact(request.url)): \(what)"
+        let method = request.method.utf8.allSatisfy(CurlTransfer.isTokenByte) ? request.method : "request"
+        var text = "\(method) \(HTTPURLRedactor.redact(request.url)): \(what)"
         if let detail, !detail.isEmpty {
-            text += " (\(detail))"
+            text += " (\(Redactor.shared.redact(detail)))"
         }
         text += " — \(hint)"
-        return HTTPClientError(code, message: text, curlCode: curlCode)
+        return HTTPClientError(code, redactedMessage: text, curlCode: curlCode)
     }
 }

@@ -13,8 +13,12 @@ public enum HTTPURLRedactor {
     ]
 
     /// The URL with credentials masked; safe to log.
+    ///
+    /// `redactor` runs first (registered secrets anywhere in the URL), then the URL-aware
+    /// masking; the result is not passed through `redactor` again.
     public static func redact(_ url: String, redactor: Redactor = .shared) -> String {
-        var rest = Substring(url)
+        let prepared = redactor.redact(url)
+        var rest = Substring(prepared)
         if let hash = rest.firstIndex(of: "#") {
             rest = rest[..<hash]
         }
@@ -27,7 +31,7 @@ public enum HTTPURLRedactor {
         if let query {
             output += "?" + maskQuery(query)
         }
-        return redactor.redact(output)
+        return output
     }
 
     private static func maskUserInfo(_ base: Substring) -> String {

@@ -317,7 +317,8 @@ public struct HTTPRequestParser: Sendable {
             return .failure(.init(status: 400, reason: "control character in a header value"))
         }
         return .success(
-            HTTPHeaders.Field(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
+            HTTPHeaders.Field(
+                name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
     }
 
     private static func contentLength(

@@ -66,7 +66,8 @@ public struct HTTPServerResponse: Sendable, Equatable {
 
     /// The plain-text answer to a rejected request (405 also lists the allowed methods).
     static func rejection(_ rejection: HTTPRequestRejection) -> HTTPServerResponse {
-        var response = text("\(rejection.status) \(reasonPhrase(for: rejection.status)): \(rejection.reason)\n",
+        var response = text(
+            "\(rejection.status) \(reasonPhrase(for: rejection.status)): \(rejection.reason)\n",
             status: rejection.status)
         if rejection.status == 405 {
             response.headers.add(name: "Allow", value: HTTPRequestParser.supportedMethods.joined(separator: ", "))

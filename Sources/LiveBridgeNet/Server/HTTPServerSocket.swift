@@ -147,8 +147,11 @@ enum HTTPServerSocket {
     /// Waits until `fd` is readable (or hung up) or `timeout` passes.
     static func waitReadable(_ fd: Int32, timeout: Duration) -> Readiness {
         var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        let milliseconds = max(1, Int32(clamping: timeout.components.seconds * 1000
-            + timeout.components.attoseconds / 1_000_000_000_000_000))
+        let milliseconds = max(
+            1,
+            Int32(
+                clamping: timeout.components.seconds * 1000
+                    + timeout.components.attoseconds / 1_000_000_000_000_000))
         let result = poll(&entry, 1, milliseconds)
         if result > 0 { return .readable }
         if result == 0 { return .timedOut }
