@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Synchronization
 
@@ -37,7 +38,32 @@ public final class ChildProcess: Sendable {
         }
         self.process = process
         self.output = output
-        try process.run()
+        try Self.launch(process)
+    }
+
+    /// Starts the process from a thread whose signal mask is empty.
+    ///
+    /// A child inherits the signal mask of the thread that spawns it, and the task pool's
+    /// threads block SIGTERM: a child started from one would ignore `terminate()` forever.
+    private static func launch(_ process: Process) throws {
+        let failure = LaunchFailure()
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            var empty = sigset_t()
+            sigemptyset(&empty)
+            pthread_sigmask(SIG_SETMASK, &empty, nil)
+            do {
+                try process.run()
+            } catch {
+                failure.error.withLock { $0 = "\(error)" }
+            }
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        if let message = failure.error.withLock({ $0 }) {
+            throw ChildProcessError(message: "cannot start \(process.executableURL?.path ?? "?"): \(message)")
+        }
     }
 
     /// Sends SIGTERM and waits for the process to exit.
@@ -92,6 +118,10 @@ public final class ChildProcess: Sendable {
 public struct ChildProcessError: Error, CustomStringConvertible {
     public var message: String
     public var description: String { message }
+}
+
+private final class LaunchFailure: Sendable {
+    let error = Mutex<String?>(nil)
 }
 
 private final class OutputBuffer: Sendable {

@@ -45,3 +45,15 @@ struct LoggingTests {
         #expect(masked.contains(Redactor.mask))
     }
 }
+
+@Suite("Redaction is idempotent")
+struct RedactionIdempotenceTests {
+    @Test("redacting twice changes nothing the second time")
+    func twice() {
+        let redactor = Redactor()
+        redactor.register("supersecretvalue")
+        let once = redactor.redact("GET /api?apikey=abc123&x=1 Authorization: Bearer tok987 key supersecretvalue")
+        #expect(redactor.redact(once) == once)
+        #expect(!once.contains("abc123") && !once.contains("tok987") && !once.contains("supersecretvalue"))
+    }
+}

@@ -52,6 +52,12 @@ public final class Redactor: Sendable {
             for carrier in carriers where rest.hasPrefix(carrier) {
                 output += carrier
                 rest = rest.dropFirst(carrier.count)
+                if rest.hasPrefix(Self.mask) {
+                    // Already masked (text redacted twice): keep it as it is.
+                    output += Self.mask
+                    rest = rest.dropFirst(Self.mask.count)
+                    continue outer
+                }
                 let value = rest.prefix { !" &\"',;)}]\n\r\t".contains($0) }
                 if value.isEmpty || value == Self.mask {
                     continue outer
