@@ -79,7 +79,8 @@ public final class ChildProcess: Sendable {
     public static func resolve(_ name: String) throws -> String {
         if name.contains("/") { return name }
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for directory in path.split(separator: ":") + ["/usr/sbin", "/sbin"] {
+        let directories: [String] = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin"]
+        for directory in directories {
             let candidate = "\(directory)/\(name)"
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }
