@@ -91,13 +91,19 @@ public final class MosquittoBroker: Sendable {
         }
     }
 
-    /// Stops the broker (SIGTERM) and waits for it to exit; clients see the connection drop.
+    /// Stops the broker (SIGTERM, SIGKILL after 5 s) and waits for it to exit; clients see the
+    /// connection drop.
     public func stop() {
         let process = state.withLock { state -> ChildProcess? in
             defer { state.process = nil }
             return state.process
         }
-        process?.terminate()
+        guard let process, process.isRunning else { return }
+        _ = Glibc.kill(process.pid, SIGTERM)
+        if !Self.waitForExit(process, timeout: 5) {
+            _ = Glibc.kill(process.pid, SIGKILL)
+            _ = Self.waitForExit(process, timeout: 5)
+        }
     }
 
     /// Stops and starts again on the same port; optionally with a freshly generated certificate
@@ -205,7 +211,7 @@ public final class MosquittoBroker: Sendable {
     private func launch(timeout: Double) async throws {
         let configuration = try writeConfiguration()
         let mark = logMark()
-        let process = try ChildProcess(Self.executable, ["-c", configuration])
+        let process = try await Self.spawnWithSignalsUnblocked(Self.executable, ["-c", configuration])
         state.withLock { $0.process = process }
         let deadline = Date().addingTimeInterval(timeout)
         while true {
@@ -225,6 +231,37 @@ public final class MosquittoBroker: Sendable {
             }
             try await Task.sleep(nanoseconds: 5_000_000)  // poll interval of a bounded readiness check
         }
+    }
+
+    /// Starts `executable` from a fresh thread whose signal mask is empty.
+    ///
+    /// Foundation's `Process` hands the spawning thread's signal mask to the child, and Swift's
+    /// pool threads block SIGTERM; mosquitto keeps that mask while it waits for events, so a
+    /// broker started from a task would never see SIGTERM and could only be killed.
+    static func spawnWithSignalsUnblocked(_ executable: String, _ arguments: [String]) async throws -> ChildProcess {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                var empty = sigset_t()
+                sigemptyset(&empty)
+                pthread_sigmask(SIG_SETMASK, &empty, nil)
+                do {
+                    continuation.resume(returning: try ChildProcess(executable, arguments))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+            thread.start()
+        }
+    }
+
+    /// Polls until `process` exited or `timeout` seconds passed; true when it exited.
+    private static func waitForExit(_ process: ChildProcess, timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning {
+            if Date() > deadline { return false }
+            usleep(2_000)
+        }
+        return true
     }
 
     /// Ports the kernel reports free on 127.0.0.1 right now (bound to 0 and released).
