@@ -71,6 +71,9 @@ public final class MosquittoBroker: Sendable {
     /// True while the broker process runs.
     public var isRunning: Bool { state.withLock { $0.process?.isRunning ?? false } }
 
+    /// The broker's process id while it runs (to freeze it with SIGSTOP or kill it hard).
+    public var pid: Int32? { state.withLock { $0.process.map(\.pid) } }
+
     /// Starts the broker and returns once it accepts connections (bounded by `timeout` seconds).
     ///
     /// On the very first start a port taken meanwhile by someone else is replaced by a new one.

@@ -253,6 +253,11 @@ public final class MQTTSession: Sendable {
         }
     }
 
+    /// Publishes waiting for their acknowledgement (for tests and diagnostics).
+    var publishesAwaitingAcknowledgement: Int {
+        state.withLock { $0.acknowledgements.waitingCount }
+    }
+
     /// Applies `change` under the lock and sends the new status to every observer.
     func updateStatus(_ change: (inout MQTTSessionState) -> Void) {
         state.withLock { state in
