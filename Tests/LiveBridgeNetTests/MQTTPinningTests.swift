@@ -16,7 +16,7 @@ struct MQTTPinningTests {
         let broker = try MosquittoBroker(commonName: Self.serial, users: ["bblp": Self.password])
         defer { broker.remove() }
         try await broker.start()
-        let actual = try fingerprint(of: broker)
+        let actual = try brokerFingerprint(of: broker)
         let text =
             switch spelling {
             case "colonUpper": actual.colonHex
@@ -24,10 +24,10 @@ struct MQTTPinningTests {
             default: "sha256 Fingerprint=" + actual.colonHex.lowercased()
             }
         let session = try MQTTSession(
-            configuration: brokerConfiguration(
+            configuration: mqttConfiguration(
                 broker, security: .pinnedCertificate(try CertificateFingerprint(hex: text)), password: Self.password))
         try session.start()
-        let status = try await waitForStatus(session, "connected with the pin") { $0.state == .connected }
+        let status = try await waitForMQTTStatus(session, "connected with the pin") { $0.state == .connected }
         #expect(status.peerCertificate == actual)
         #expect(broker.logins(clientID: session.configuration.clientID) == 1)
         await session.shutdown()
@@ -42,12 +42,12 @@ struct MQTTPinningTests {
         let wrong = try CertificateFingerprint(hex: String(repeating: "ab", count: 32))
         let mark = broker.logMark()
         let session = try MQTTSession(
-            configuration: brokerConfiguration(broker, security: .pinnedCertificate(wrong), password: Self.password),
-            logger: recordingLogger(logs))
+            configuration: mqttConfiguration(broker, security: .pinnedCertificate(wrong), password: Self.password),
+            logger: mqttRecordingLogger(logs))
         try session.start()
-        let status = try await waitForStatus(session, "refused by the pin") { $0.state.error != nil }
+        let status = try await waitForMQTTStatus(session, "refused by the pin") { $0.state.error != nil }
         let error = try #require(status.state.error)
-        let presented = try fingerprint(of: broker)
+        let presented = try brokerFingerprint(of: broker)
         #expect(error.code == .certificatePinMismatch)
         #expect(error.presentedFingerprint == presented)
         #expect(error.message.contains(presented.colonHex))
@@ -56,7 +56,7 @@ struct MQTTPinningTests {
         #expect(status.retryDelay == 30, "a pin mismatch waits the maximum delay")
 
         // The broker saw the TCP connection and our TLS alert, and never processed a CONNECT.
-        let brokerLog = try await withTimeout(5, "the broker logs the refused handshake") {
+        let brokerLog = try await withMQTTDeadline(5, "the broker logs the refused handshake") {
             while !broker.log(since: mark).contains("alert bad certificate") {
                 try await Task.sleep(nanoseconds: 10_000_000)
             }
@@ -74,7 +74,7 @@ struct MQTTPinningTests {
     func wrongFingerprintRecorderProof() async throws {
         let authority = try TestCertificateAuthority(commonName: Self.serial, prefix: "recorder-tls")
         defer { authority.remove() }
-        let recorder = try await TLSRecorder.start(authority)
+        let recorder = try await MQTTTLSRecorder.start(authority)
         defer { recorder.stop() }
         let rightPin = try CertificateFingerprint(pemCertificateFile: authority.serverCertificatePath)
         let wrongPin = try CertificateFingerprint(hex: String(repeating: "cd", count: 32))
@@ -87,9 +87,10 @@ struct MQTTPinningTests {
 
         let refused = try MQTTSession(configuration: configuration(wrongPin))
         try refused.start()
-        let status = try await waitForStatus(refused, "pin refusal") { $0.state.error != nil }
+        let status = try await waitForMQTTStatus(refused, "pin refusal") { $0.state.error != nil }
         #expect(status.state.error?.code == .certificatePinMismatch)
-        let first = try await recorder.connections.first("the recorder's report of the refused connection") { _ in true }
+        let first = try await recorder.connections.first("the recorder's report of the refused connection") { _ in true
+        }
         await refused.shutdown()
         #expect(first.handshake.hasPrefix("failed"), "\(first.handshake)")
         #expect(first.handshake.lowercased().contains("bad certificate") || first.handshake.contains("BAD_CERTIFICATE"))
@@ -118,11 +119,11 @@ struct MQTTPinningTests {
         let store = FileStateStore(directory: stateDirectory.path)
         let identity = "bambu-\(Self.serial.lowercased())"
         let pinFile = stateDirectory.path + "/pins/\(identity).sha256"
-        let original = try fingerprint(of: broker)
+        let original = try brokerFingerprint(of: broker)
 
-        let hook = HookRecorder()
+        let hook = MQTTHookRecorder()
         let session = try MQTTSession(
-            configuration: brokerConfiguration(
+            configuration: mqttConfiguration(
                 broker, security: .trustOnFirstUse(identity: identity), password: Self.password),
             pinStore: store, onConnect: hook.hook)
         try session.start()
@@ -137,10 +138,10 @@ struct MQTTPinningTests {
         // A new certificate (firmware update, or an impostor): refused before CONNECT, new fingerprint shown.
         try await broker.restart(withNewCertificate: true)
         let mark = broker.logMark()
-        let status = try await waitForStatus(session, timeout: 15, "refusal of the changed certificate") {
+        let status = try await waitForMQTTStatus(session, timeout: 15, "refusal of the changed certificate") {
             $0.state.error?.code == .certificateChanged
         }
-        let replacement = try fingerprint(of: broker)
+        let replacement = try brokerFingerprint(of: broker)
         #expect(replacement != original)
         let error = try #require(status.state.error)
         #expect(error.presentedFingerprint == replacement)
@@ -154,17 +155,18 @@ struct MQTTPinningTests {
 
         // Following the message's advice works: pinning the shown fingerprint connects.
         let repinned = try MQTTSession(
-            configuration: brokerConfiguration(
-                broker, security: .pinnedCertificate(try #require(error.presentedFingerprint)), password: Self.password))
+            configuration: mqttConfiguration(
+                broker, security: .pinnedCertificate(try #require(error.presentedFingerprint)), password: Self.password)
+        )
         try repinned.start()
-        try await waitForStatus(repinned, "connected with the new pin") { $0.state == .connected }
+        try await waitForMQTTStatus(repinned, "connected with the new pin") { $0.state == .connected }
         await repinned.shutdown()
     }
 }
 
 extension Array where Element == UInt8 {
     /// True when `needle` occurs contiguously.
-    func containsSequence(_ needle: [UInt8]) -> Bool {
+    fileprivate func containsSequence(_ needle: [UInt8]) -> Bool {
         guard !needle.isEmpty, count >= needle.count else { return needle.isEmpty }
         for start in 0...(count - needle.count) where self[start..<start + needle.count].elementsEqual(needle) {
             return true
@@ -175,14 +177,14 @@ extension Array where Element == UInt8 {
 
 /// A stdlib-only Python TLS server that records, per connection, whether the handshake succeeded and
 /// every application byte it received (up to one complete MQTT packet), as JSON lines on stdout.
-final class TLSRecorder: Sendable {
+final class MQTTTLSRecorder: Sendable {
     struct Connection: Sendable {
         var handshake: String
         var received: [UInt8]
     }
 
     let port: Int
-    let connections = Inbox<Connection>()
+    let connections = MQTTTestInbox<Connection>()
     private let process: ChildProcess
     private let directory: TemporaryDirectory
 
@@ -242,13 +244,13 @@ final class TLSRecorder: Sendable {
         """#
 
     /// Starts the server with the authority's server certificate and waits for its port.
-    static func start(_ authority: TestCertificateAuthority) async throws -> TLSRecorder {
+    static func start(_ authority: TestCertificateAuthority) async throws -> MQTTTLSRecorder {
         let directory = try TemporaryDirectory(prefix: "tls-recorder")
         let path = directory.file("recorder.py")
         try script.write(toFile: path, atomically: true, encoding: .utf8)
         let process = try ChildProcess(
             "python3", ["-u", path, authority.serverCertificatePath, authority.serverKeyPath])
-        let port = try await withTimeout(10, "the recorder's PORT line: \(process.outputText)") {
+        let port = try await withMQTTDeadline(10, "the recorder's PORT line: \(process.outputText)") {
             while true {
                 if let line = process.outputText.split(separator: "\n").first(where: { $0.hasPrefix("PORT ") }),
                     let port = Int(line.dropFirst(5))
@@ -259,7 +261,7 @@ final class TLSRecorder: Sendable {
                 try await Task.sleep(nanoseconds: 5_000_000)
             }
         }
-        let recorder = TLSRecorder(port: port, process: process, directory: directory)
+        let recorder = MQTTTLSRecorder(port: port, process: process, directory: directory)
         recorder.follow()
         return recorder
     }

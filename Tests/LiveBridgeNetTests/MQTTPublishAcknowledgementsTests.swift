@@ -1,5 +1,6 @@
-@testable import LiveBridgeNet
 import Testing
+
+@testable import LiveBridgeNet
 
 @Suite("Matching publish acknowledgements to publishers")
 struct MQTTPublishAcknowledgementsTests {

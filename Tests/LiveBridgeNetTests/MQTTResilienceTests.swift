@@ -1,8 +1,9 @@
 import Foundation
 import LiveBridgeCore
-@testable import LiveBridgeNet
 import LiveBridgeTestSupport
 import Testing
+
+@testable import LiveBridgeNet
 
 @Suite("MQTT session resilience: refusals, restarts, late brokers", .timeLimit(.minutes(1)))
 struct MQTTResilienceTests {
@@ -19,11 +20,11 @@ struct MQTTResilienceTests {
         let logs = InMemoryLogHandler()
         let mark = broker.logMark()
         let session = try MQTTSession(
-            configuration: brokerConfiguration(
-                broker, security: .pinnedCertificate(try fingerprint(of: broker)), password: wrongCode),
-            logger: recordingLogger(logs))
+            configuration: mqttConfiguration(
+                broker, security: .pinnedCertificate(try brokerFingerprint(of: broker)), password: wrongCode),
+            logger: mqttRecordingLogger(logs))
         try session.start()
-        let status = try await waitForStatus(session, "the auth refusal") { $0.state.error != nil }
+        let status = try await waitForMQTTStatus(session, "the auth refusal") { $0.state.error != nil }
         let error = try #require(status.state.error)
         #expect(error.code == .notAuthorized)
         #expect(error.connackCode == 5)
@@ -50,14 +51,14 @@ struct MQTTResilienceTests {
         let broker = try MosquittoBroker(commonName: Self.serial)
         defer { broker.remove() }
         try await broker.start()
-        let hook = HookRecorder()
+        let hook = MQTTHookRecorder()
         let session = try MQTTSession(
-            configuration: brokerConfiguration(
-                broker, security: .pinnedCertificate(try fingerprint(of: broker)),
+            configuration: mqttConfiguration(
+                broker, security: .pinnedCertificate(try brokerFingerprint(of: broker)),
                 subscriptions: [MQTTSubscription(Self.reportTopic)]),
             onConnect: hook.hook)
-        let statuses = Inbox(consuming: session.statusUpdates())
-        let inbox = Inbox(consuming: session.messages)
+        let statuses = MQTTTestInbox(consuming: session.statusUpdates())
+        let inbox = MQTTTestInbox(consuming: session.messages)
         try session.start()
         try await hook.waitForRun(1)
 
@@ -84,11 +85,11 @@ struct MQTTResilienceTests {
     func firstConnectWaitsForTheBroker() async throws {
         let broker = try MosquittoBroker(commonName: Self.serial)
         defer { broker.remove() }
-        let hook = HookRecorder()
+        let hook = MQTTHookRecorder()
         let session = try MQTTSession(
-            configuration: brokerConfiguration(broker, security: .pinnedCertificate(try fingerprint(of: broker))),
+            configuration: mqttConfiguration(broker, security: .pinnedCertificate(try brokerFingerprint(of: broker))),
             onConnect: hook.hook)
-        let statuses = Inbox(consuming: session.statusUpdates())
+        let statuses = MQTTTestInbox(consuming: session.statusUpdates())
         try session.start()
         let refused = try await statuses.first("the first refusal") { $0.state.error != nil }
         #expect(refused.state == .failed(try #require(refused.state.error)))
@@ -110,9 +111,9 @@ struct MQTTResilienceTests {
         let broker = try MosquittoBroker(commonName: Self.serial)
         defer { broker.remove() }
         try await broker.start()
-        let hook = HookRecorder()
+        let hook = MQTTHookRecorder()
         let session = try MQTTSession(
-            configuration: brokerConfiguration(broker, security: .pinnedCertificate(try fingerprint(of: broker))),
+            configuration: mqttConfiguration(broker, security: .pinnedCertificate(try brokerFingerprint(of: broker))),
             onConnect: hook.hook)
         try session.start()
         try await hook.waitForRun(1)
@@ -122,7 +123,7 @@ struct MQTTResilienceTests {
         let publish = Task {
             try await session.publish(topic: "a/b", text: "unacknowledged", qos: .atLeastOnce)
         }
-        try await withTimeout(5, "the publish waits for its PUBACK") {
+        try await withMQTTDeadline(5, "the publish waits for its PUBACK") {
             while session.publishesAwaitingAcknowledgement == 0 { try await Task.sleep(nanoseconds: 2_000_000) }
         }
         kill(pid, SIGKILL)

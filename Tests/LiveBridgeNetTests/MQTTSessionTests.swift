@@ -14,20 +14,20 @@ struct MQTTSessionTests {
         let broker = try MosquittoBroker(commonName: Self.serial)
         defer { broker.remove() }
         try await broker.start()
-        let hook = HookRecorder()
+        let hook = MQTTHookRecorder()
         let session = try MQTTSession(
-            configuration: brokerConfiguration(
-                broker, security: .pinnedCertificate(try fingerprint(of: broker)),
+            configuration: mqttConfiguration(
+                broker, security: .pinnedCertificate(try brokerFingerprint(of: broker)),
                 subscriptions: [MQTTSubscription(Self.reportTopic, qos: .atLeastOnce)]),
             onConnect: hook.hook)
-        let inbox = Inbox(consuming: session.messages)
+        let inbox = MQTTTestInbox(consuming: session.messages)
         try session.start()
         // The hook runs after the SUBACK, so a publish now is guaranteed to be routed to us.
         try await hook.waitForRun(1)
         let status = session.status
         #expect(status.state == .connected)
         #expect(status.connections == 1)
-        #expect(status.peerCertificate == (try fingerprint(of: broker)))
+        #expect(status.peerCertificate == (try brokerFingerprint(of: broker)))
 
         let payload = #"{"print":{"command":"push_status","mc_percent":42,"subtask_name":"Bénchy"}}"#
         try mosquittoPublish(broker, topic: Self.reportTopic, message: payload)
@@ -44,12 +44,13 @@ struct MQTTSessionTests {
         let broker = try MosquittoBroker(commonName: Self.serial)
         defer { broker.remove() }
         try await broker.start()
-        let pin = try fingerprint(of: broker)
+        let pin = try brokerFingerprint(of: broker)
         let topic = "livebridge/test/retained"
 
-        let publisherHook = HookRecorder()
+        let publisherHook = MQTTHookRecorder()
         let publisher = try MQTTSession(
-            configuration: brokerConfiguration(broker, security: .pinnedCertificate(pin)), onConnect: publisherHook.hook)
+            configuration: mqttConfiguration(broker, security: .pinnedCertificate(pin)), onConnect: publisherHook.hook
+        )
         try publisher.start()
         try await publisherHook.waitForRun(1)
         try await publisher.publish(topic: topic, text: "retained state v1", qos: .atLeastOnce, retain: true)
@@ -57,9 +58,9 @@ struct MQTTSessionTests {
         await publisher.shutdown()
 
         let subscriber = try MQTTSession(
-            configuration: brokerConfiguration(
+            configuration: mqttConfiguration(
                 broker, security: .pinnedCertificate(pin), subscriptions: [MQTTSubscription(topic, qos: .atLeastOnce)]))
-        let inbox = Inbox(consuming: subscriber.messages)
+        let inbox = MQTTTestInbox(consuming: subscriber.messages)
         try subscriber.start()
         let message = try await inbox.first("the retained message") { $0.topic == topic }
         #expect(message.payloadText == "retained state v1")
@@ -73,14 +74,14 @@ struct MQTTSessionTests {
         let broker = try MosquittoBroker(commonName: Self.serial)
         defer { broker.remove() }
         try await broker.start()
-        let hook = HookRecorder()
+        let hook = MQTTHookRecorder()
         let topic = "device/\(Self.serial)/request"
         let session = try MQTTSession(
-            configuration: brokerConfiguration(
-                broker, security: .pinnedCertificate(try fingerprint(of: broker)),
+            configuration: mqttConfiguration(
+                broker, security: .pinnedCertificate(try brokerFingerprint(of: broker)),
                 subscriptions: [MQTTSubscription(topic, qos: .exactlyOnce)]),
             onConnect: hook.hook)
-        let inbox = Inbox(consuming: session.messages)
+        let inbox = MQTTTestInbox(consuming: session.messages)
         try session.start()
         try await hook.waitForRun(1)
         let pushall = #"{"pushing":{"sequence_id":"0","command":"pushall"}}"#
@@ -98,25 +99,26 @@ struct MQTTSessionTests {
         defer { broker.remove() }
         try await broker.start()
         let good = try MQTTSession(
-            configuration: brokerConfiguration(
+            configuration: mqttConfiguration(
                 broker,
                 security: .certificateAuthority(caFile: broker.certificate.caCertificatePath, verifyHostname: true)))
         try good.start()
-        try await waitForStatus(good, "connected with the CA file") { $0.state == .connected }
+        try await waitForMQTTStatus(good, "connected with the CA file") { $0.state == .connected }
         await good.shutdown()
 
         let otherAuthority = try TestCertificateAuthority(commonName: "other", prefix: "other-ca")
         defer { otherAuthority.remove() }
         let mark = broker.logMark()
         let bad = try MQTTSession(
-            configuration: brokerConfiguration(
-                broker, security: .certificateAuthority(caFile: otherAuthority.caCertificatePath, verifyHostname: false)))
+            configuration: mqttConfiguration(
+                broker, security: .certificateAuthority(caFile: otherAuthority.caCertificatePath, verifyHostname: false)
+            ))
         try bad.start()
-        let status = try await waitForStatus(bad, "refused by the wrong CA") { $0.state.error != nil }
+        let status = try await waitForMQTTStatus(bad, "refused by the wrong CA") { $0.state.error != nil }
         let error = try #require(status.state.error)
         #expect(error.code == .certificateUntrusted)
         #expect(error.message.contains("failed verification: self-signed certificate in certificate chain"))
-        #expect(error.presentedFingerprint == (try fingerprint(of: broker)))
+        #expect(error.presentedFingerprint == (try brokerFingerprint(of: broker)))
         #expect(broker.connectPacketsReceived(since: mark) == 0)
         await bad.shutdown()
     }
@@ -127,10 +129,10 @@ struct MQTTSessionTests {
         defer { broker.remove() }
         try await broker.start()
         let session = try MQTTSession(
-            configuration: brokerConfiguration(
-                broker, security: .pinnedCertificate(try fingerprint(of: broker)), tlsVersions: .tls12Only))
+            configuration: mqttConfiguration(
+                broker, security: .pinnedCertificate(try brokerFingerprint(of: broker)), tlsVersions: .tls12Only))
         try session.start()
-        try await waitForStatus(session, "connected over TLS 1.2") { $0.state == .connected }
+        try await waitForMQTTStatus(session, "connected over TLS 1.2") { $0.state == .connected }
         await session.shutdown()
     }
 
@@ -140,10 +142,10 @@ struct MQTTSessionTests {
         defer { broker.remove() }
         try await broker.start()
         let session = try MQTTSession(
-            configuration: brokerConfiguration(
-                broker, security: .pinnedCertificate(try fingerprint(of: broker)), port: broker.plainPort))
+            configuration: mqttConfiguration(
+                broker, security: .pinnedCertificate(try brokerFingerprint(of: broker)), port: broker.plainPort))
         try session.start()
-        let status = try await waitForStatus(session, "handshake failure") { $0.state.error != nil }
+        let status = try await waitForMQTTStatus(session, "handshake failure") { $0.state.error != nil }
         let error = try #require(status.state.error)
         // The plain listener reads our ClientHello as garbage and hangs up; OpenSSL's words for that
         // reach us only through libmosquitto's log callback.
@@ -159,13 +161,13 @@ struct MQTTSessionTests {
         let broker = try MosquittoBroker(commonName: Self.serial, plainListener: true)
         defer { broker.remove() }
         try await broker.start()
-        let hook = HookRecorder()
+        let hook = MQTTHookRecorder()
         let topic = "plain/test"
         let session = try MQTTSession(
-            configuration: brokerConfiguration(
+            configuration: mqttConfiguration(
                 broker, security: .plaintext, subscriptions: [MQTTSubscription(topic)], port: broker.plainPort),
             onConnect: hook.hook)
-        let inbox = Inbox(consuming: session.messages)
+        let inbox = MQTTTestInbox(consuming: session.messages)
         try session.start()
         try await hook.waitForRun(1)
         try await session.publish(topic: topic, text: "hello")
@@ -179,10 +181,10 @@ struct MQTTSessionTests {
         let broker = try MosquittoBroker(commonName: Self.serial)
         defer { broker.remove() }
         try await broker.start()
-        let hook = HookRecorder()
+        let hook = MQTTHookRecorder()
         let session = try MQTTSession(
-            configuration: brokerConfiguration(
-                broker, security: .pinnedCertificate(try fingerprint(of: broker)),
+            configuration: mqttConfiguration(
+                broker, security: .pinnedCertificate(try brokerFingerprint(of: broker)),
                 subscriptions: [MQTTSubscription(Self.reportTopic)]),
             onConnect: hook.hook)
         try session.start()
@@ -192,7 +194,7 @@ struct MQTTSessionTests {
         #expect(session.status.state == .closed)
         // A DISCONNECT packet makes mosquitto log "disconnected."; a bare socket close logs "closed its connection".
         let clientID = session.configuration.clientID
-        let disconnected = try await withTimeout(5, "broker logs the DISCONNECT") {
+        let disconnected = try await withMQTTDeadline(5, "broker logs the DISCONNECT") {
             while broker.logLines(since: mark, containing: "Client \(clientID) disconnected.").isEmpty {
                 try await Task.sleep(nanoseconds: 10_000_000)
             }
@@ -216,9 +218,9 @@ struct MQTTSessionTests {
         let broker = try MosquittoBroker(commonName: Self.serial)
         defer { broker.remove() }
         let session = try MQTTSession(
-            configuration: brokerConfiguration(broker, security: .pinnedCertificate(try fingerprint(of: broker))))
+            configuration: mqttConfiguration(broker, security: .pinnedCertificate(try brokerFingerprint(of: broker))))
         try session.start()  // broker never started: connection refused, retrying
-        try await waitForStatus(session, "refused") { $0.state.error?.code == .connectionRefused }
+        try await waitForMQTTStatus(session, "refused") { $0.state.error?.code == .connectionRefused }
         do {
             try await session.publish(topic: "a/b", text: "x", qos: .atLeastOnce)
             Issue.record("expected notConnected")

@@ -11,7 +11,7 @@ struct MQTTTestTimeout: Error, CustomStringConvertible {
 }
 
 /// Runs `body`; fails with `MQTTTestTimeout(what)` after `seconds` (a failure bound, not a delay).
-func withTimeout<T: Sendable>(
+func withMQTTDeadline<T: Sendable>(
     _ seconds: Double, _ what: @autoclosure @escaping @Sendable () -> String,
     _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
@@ -29,11 +29,11 @@ func withTimeout<T: Sendable>(
 
 /// Waits until the session's status satisfies `predicate`; returns that status.
 @discardableResult
-func waitForStatus(
+func waitForMQTTStatus(
     _ session: MQTTSession, timeout: Double = 10, _ what: String,
     where predicate: @escaping @Sendable (MQTTSessionStatus) -> Bool
 ) async throws -> MQTTSessionStatus {
-    try await withTimeout(timeout, "\(what); last status: \(session.status)") {
+    try await withMQTTDeadline(timeout, "\(what); last status: \(session.status)") {
         for await status in session.statusUpdates() where predicate(status) {
             return status
         }
@@ -42,7 +42,7 @@ func waitForStatus(
 }
 
 /// Collects values from a producer and lets tests wait for one matching a predicate, event-driven.
-final class Inbox<Element: Sendable>: Sendable {
+final class MQTTTestInbox<Element: Sendable>: Sendable {
     private struct Waiter {
         var predicate: @Sendable (Element) -> Bool
         var continuation: CheckedContinuation<Element?, Never>
@@ -83,7 +83,7 @@ final class Inbox<Element: Sendable>: Sendable {
     func first(
         timeout: Double = 10, _ what: String, where predicate: @escaping @Sendable (Element) -> Bool
     ) async throws -> Element {
-        try await withTimeout(timeout, what) { [self] in
+        try await withMQTTDeadline(timeout, what) { [self] in
             let id = state.withLock { state -> UInt64 in
                 state.nextID += 1
                 return state.nextID
@@ -113,8 +113,8 @@ final class Inbox<Element: Sendable>: Sendable {
 }
 
 /// Counts on-connect hook runs and lets tests wait for the n-th.
-final class HookRecorder: Sendable {
-    let runs = Inbox<Int>()
+final class MQTTHookRecorder: Sendable {
+    let runs = MQTTTestInbox<Int>()
     private let count = Mutex(0)
 
     /// The hook to pass to `MQTTSession`.
@@ -137,7 +137,7 @@ final class HookRecorder: Sendable {
 }
 
 /// A test broker session configuration (client id unique per test).
-func brokerConfiguration(
+func mqttConfiguration(
     _ broker: MosquittoBroker, security: MQTTTransportSecurity, username: String = "bblp",
     password: String? = "12345678", subscriptions: [MQTTSubscription] = [], port: Int? = nil,
     tlsVersions: TLSVersionRange = .tls12OrNewer, clientPrefix: String = "lb-test"
@@ -150,7 +150,7 @@ func brokerConfiguration(
 }
 
 /// The broker's current certificate fingerprint, computed by our OpenSSL helper.
-func fingerprint(of broker: MosquittoBroker) throws -> CertificateFingerprint {
+func brokerFingerprint(of broker: MosquittoBroker) throws -> CertificateFingerprint {
     try CertificateFingerprint(pemCertificateFile: broker.certificate.serverCertificatePath)
 }
 
@@ -169,6 +169,6 @@ func mosquittoPublish(
 }
 
 /// A logger that keeps every line (trace level) for redaction checks.
-func recordingLogger(_ handler: InMemoryLogHandler) -> Logger {
+func mqttRecordingLogger(_ handler: InMemoryLogHandler) -> Logger {
     Logger(label: "test", level: .trace, handler: handler, redactor: Redactor())
 }

@@ -16,6 +16,8 @@ struct MQTTFailureClassifier: Sendable {
         case connected
     }
 
+    /// The configured host, for DNS messages.
+    var host: String
     /// `host:port`.
     var endpoint: String
     /// The configured user name, for refusal messages.
@@ -31,10 +33,10 @@ struct MQTTFailureClassifier: Sendable {
     ) -> MQTTSessionError {
         switch code {
         case Int32(MOSQ_ERR_EAI.rawValue):
-            let host = endpoint.split(separator: ":").dropLast().joined(separator: ":")
             return MQTTSessionError(
                 code: .hostNotFound,
-                message: "cannot resolve the MQTT host \"\(host)\" — check the host name, or use the device's IP address")
+                message:
+                    "cannot resolve the MQTT host \"\(host)\" — check the host name, or use the device's IP address")
         case Int32(MOSQ_ERR_ERRNO.rawValue):
             return socketError(savedErrno, phase: .connecting)
         case Int32(MOSQ_ERR_TLS.rawValue):
@@ -47,7 +49,8 @@ struct MQTTFailureClassifier: Sendable {
         default:
             return MQTTSessionError(
                 code: .networkError,
-                message: "cannot connect to \(endpoint): \(Self.libraryMessage(code))" + detail(libraryErrors, prefix: "; "))
+                message: "cannot connect to \(endpoint): \(Self.libraryMessage(code))"
+                    + detail(libraryErrors, prefix: "; "))
         }
     }
 
@@ -64,7 +67,8 @@ struct MQTTFailureClassifier: Sendable {
         case Int32(MOSQ_ERR_KEEPALIVE.rawValue):
             return MQTTSessionError(
                 code: .timedOut,
-                message: "no answer from \(endpoint) within the keepalive (\(keepAlive) s); the link is considered dead")
+                message: "no answer from \(endpoint) within the keepalive (\(keepAlive) s); the link is considered dead"
+            )
         case Int32(MOSQ_ERR_ERRNO.rawValue):
             return socketError(savedErrno, phase: phase)
         case Int32(MOSQ_ERR_PROTOCOL.rawValue), Int32(MOSQ_ERR_MALFORMED_PACKET.rawValue):
@@ -72,7 +76,9 @@ struct MQTTFailureClassifier: Sendable {
                 code: .protocolError,
                 message: "\(endpoint) sent data that is not valid MQTT 3.1.1 — is this port an MQTT broker?")
         case Int32(MOSQ_ERR_CONN_LOST.rawValue), Int32(MOSQ_ERR_NO_CONN.rawValue):
-            if verification?.rejection != nil { return tlsFailed(verification: verification, libraryErrors: libraryErrors) }
+            if verification?.rejection != nil {
+                return tlsFailed(verification: verification, libraryErrors: libraryErrors)
+            }
             return connectionClosed(phase: phase, libraryErrors: libraryErrors)
         default:
             return MQTTSessionError(
@@ -101,13 +107,13 @@ struct MQTTFailureClassifier: Sendable {
         MQTTSessionError(
             code: .timedOut,
             message: "\(endpoint) accepted the TCP connection but the TLS/MQTT handshake did not finish within "
-                + "\(Int(seconds.rounded())) s — is it an MQTT broker, and is the TLS setting right?")
+                + "\(Self.seconds(seconds)) s — is it an MQTT broker, and is the TLS setting right?")
     }
 
     /// A CONNACK refusal.
     func refused(connackCode: Int) -> MQTTSessionError {
         let user = username.map { "user \"\($0)\"" } ?? "an anonymous login"
-        let retry = "Retrying only every \(Int(maximumDelay.rounded())) s until the configuration is fixed."
+        let retry = "Retrying only every \(Self.seconds(maximumDelay)) s until the configuration is fixed."
         switch connackCode {
         case 5:
             return MQTTSessionError(
@@ -118,7 +124,8 @@ struct MQTTFailureClassifier: Sendable {
         case 4:
             return MQTTSessionError(
                 code: .badCredentials,
-                message: "\(endpoint) refused the login (CONNACK 4 \"bad user name or password\") for \(user). \(retry)",
+                message:
+                    "\(endpoint) refused the login (CONNACK 4 \"bad user name or password\") for \(user). \(retry)",
                 connackCode: 4)
         case 2:
             return MQTTSessionError(
@@ -213,6 +220,13 @@ struct MQTTFailureClassifier: Sendable {
 
     private func detail(_ lines: [String], prefix: String, suffix: String = "") -> String {
         lines.isEmpty ? "" : prefix + lines.joined(separator: "; ") + suffix
+    }
+
+    /// Seconds for messages: whole numbers from 10 s up, one decimal below (`0.5`, `30`).
+    static func seconds(_ value: Double) -> String {
+        if value >= 10 || value == value.rounded() { return String(Int(value.rounded())) }
+        let tenths = Int((value * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
     }
 
     /// `mosquitto_strerror` text.

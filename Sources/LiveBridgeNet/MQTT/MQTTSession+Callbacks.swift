@@ -121,11 +121,12 @@ extension MQTTSession {
         waiter?.resume(returning: .success(()))
     }
 
-    static let logCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?) -> Void = {
-        _, context, level, text in
-        guard let session = session(context), let text else { return }
-        session.didLog(level: level, String(cString: text))
-    }
+    static let logCallback:
+        @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?) -> Void = {
+            _, context, level, text in
+            guard let session = session(context), let text else { return }
+            session.didLog(level: level, String(cString: text))
+        }
 
     /// `on_connect`: CONNACK arrived. On success: record a first-use pin, renew subscriptions,
     /// schedule the hook. On refusal: remember the code (the loop then fails the attempt).
@@ -161,8 +162,11 @@ extension MQTTSession {
                 pending[mid] = subscription
             } else {
                 logger.error(
-                    "cannot subscribe", ["topic": subscription.topicFilter,
-                                         "error": MQTTFailureClassifier.libraryMessage(result)])
+                    "cannot subscribe",
+                    [
+                        "topic": subscription.topicFilter,
+                        "error": MQTTFailureClassifier.libraryMessage(result),
+                    ])
             }
         }
         let now = SystemClock().now
@@ -199,7 +203,8 @@ extension MQTTSession {
             logger.warning(
                 "the broker refused a subscription (not allowed for this user?)", ["topic": subscription.topicFilter])
         } else if let subscription {
-            logger.debug("subscribed", ["topic": subscription.topicFilter, "granted": granted.map(String.init).joined()])
+            logger.debug(
+                "subscribed", ["topic": subscription.topicFilter, "granted": granted.map(String.init).joined()])
         }
         if runHook { startHook() }
     }

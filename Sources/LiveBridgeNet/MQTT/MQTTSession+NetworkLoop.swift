@@ -105,8 +105,7 @@ extension MQTTSession {
                     revents: 0),
                 pollfd(fd: client.wake.readDescriptor, events: Int16(POLLIN), revents: 0),
             ]
-            let milliseconds = Int32(min(1000, max(1, remaining.components.seconds * 1000
-                + remaining.components.attoseconds / 1_000_000_000_000_000)))
+            let milliseconds = Int32(min(1000, max(1, remaining.wholeMilliseconds)))
             let ready = poll(&descriptors, 2, milliseconds)
             if ready < 0 && errno != EINTR {
                 return .failed(classifier.socketError(errno, phase: .connecting))
@@ -129,7 +128,8 @@ extension MQTTSession {
                         classifier.tlsFailed(
                             verification: evidence.verification, libraryErrors: evidence.attempt.libraryErrors))
                 }
-                return .failed(classifier.connectionClosed(phase: .connecting, libraryErrors: evidence.attempt.libraryErrors))
+                return .failed(
+                    classifier.connectionClosed(phase: .connecting, libraryErrors: evidence.attempt.libraryErrors))
             }
         }
         return nil
@@ -145,8 +145,7 @@ extension MQTTSession {
             let loopErrno = errno
             if stopRequested { return .stopped }
             if result != Self.success {
-                let uptime = connectedAt.duration(to: clock.now)
-                let seconds = Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18
+                let seconds = connectedAt.duration(to: clock.now).seconds
                 let evidence = attemptEvidence(client)
                 return .lost(
                     classifier.loopFailed(
@@ -242,5 +241,17 @@ extension MQTTSession {
         inbound.finish()
         for observer in observers { observer.finish() }
         for waiter in closeWaiters { waiter.resume() }
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds, rounded down (for `poll` timeouts).
+    fileprivate var wholeMilliseconds: Int64 {
+        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+    }
+
+    /// The duration in seconds.
+    fileprivate var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

@@ -64,7 +64,8 @@ public final class MQTTSession: Sendable {
         self.logger = logger.child("mqtt", metadata: [("broker", configuration.endpoint)])
         self.onConnect = onConnect
         classifier = MQTTFailureClassifier(
-            endpoint: configuration.endpoint, username: configuration.username, keepAlive: configuration.keepAlive,
+            host: configuration.host, endpoint: configuration.endpoint, username: configuration.username,
+            keepAlive: configuration.keepAlive,
             maximumDelay: configuration.reconnect.maximumDelay)
         (messages, inbound) = AsyncStream.makeStream(
             of: MQTTMessage.self, bufferingPolicy: .bufferingNewest(configuration.inboundBufferLimit))
@@ -137,7 +138,8 @@ public final class MQTTSession: Sendable {
             client.wake.close()
             return
         }
-        logger.info("starting MQTT session", ["client": configuration.clientID, "security": "\(configuration.security)"])
+        logger.info(
+            "starting MQTT session", ["client": configuration.clientID, "security": "\(configuration.security)"])
         let thread = Thread { [self] in
             self.runNetworkLoop(client)
         }
@@ -157,7 +159,8 @@ public final class MQTTSession: Sendable {
         guard MQTTTopic.isValidName(topic) else {
             throw MQTTSessionError(
                 code: .publishFailed,
-                message: "cannot publish to \"\(topic)\": a topic name must be non-empty and contain no + or # wildcards")
+                message:
+                    "cannot publish to \"\(topic)\": a topic name must be non-empty and contain no + or # wildcards")
         }
         guard payload.count <= 268_435_455 else {
             throw MQTTSessionError(code: .publishFailed, message: "MQTT payload of \(payload.count) bytes is too large")
@@ -186,11 +189,13 @@ public final class MQTTSession: Sendable {
         guard let code, code == Int32(MOSQ_ERR_SUCCESS.rawValue) else {
             state.withLock { $0.acknowledgements.abandonCall() }
             if code == nil {
-                throw MQTTSessionError(code: .shutDown, message: "cannot publish to \(topic): the session was shut down")
+                throw MQTTSessionError(
+                    code: .shutDown, message: "cannot publish to \(topic): the session was shut down")
             }
             if code == Int32(MOSQ_ERR_NO_CONN.rawValue) {
                 throw MQTTSessionError(
-                    code: .notConnected, message: "cannot publish to \(topic): not connected to \(configuration.endpoint)")
+                    code: .notConnected,
+                    message: "cannot publish to \(topic): not connected to \(configuration.endpoint)")
             }
             throw MQTTSessionError(
                 code: .publishFailed,
@@ -198,7 +203,8 @@ public final class MQTTSession: Sendable {
         }
         let messageID = mid
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, MQTTSessionError>, Never>) in
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<Void, MQTTSessionError>, Never>) in
                 let registration = state.withLock { $0.acknowledgements.register(messageID, continuation) }
                 if case .settled(let result) = registration {
                     continuation.resume(returning: result)
@@ -206,7 +212,8 @@ public final class MQTTSession: Sendable {
             }
         } onCancel: {
             let waiter = state.withLock { $0.acknowledgements.cancel(messageID) }
-            waiter?.resume(returning: .failure(MQTTSessionError(code: .cancelled, message: "the publish was cancelled")))
+            waiter?.resume(
+                returning: .failure(MQTTSessionError(code: .cancelled, message: "the publish was cancelled")))
         }
         try result.get()
     }

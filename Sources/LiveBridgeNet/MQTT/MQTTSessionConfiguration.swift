@@ -27,7 +27,9 @@ public struct MQTTSessionConfiguration: Sendable, Equatable {
     public var subscriptions: [MQTTSubscription]
     /// Retry schedule.
     public var reconnect: MQTTReconnectPolicy
-    /// Seconds allowed for TLS handshake + CONNACK once TCP is connected.
+    /// Seconds allowed for the TLS handshake and CONNACK once TCP is connected. The TCP connect
+    /// itself is the kernel's: immediate for a refused port or an unreachable LAN host, about two
+    /// minutes when packets are silently dropped.
     public var connectTimeout: Double
     /// Inbound messages buffered for a slow consumer; beyond it the oldest are dropped (and counted).
     public var inboundBufferLimit: Int

@@ -29,18 +29,10 @@ public struct MQTTSessionStatus: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         var text = state.description
         if let retryDelay, state.error != nil {
-            text += " (retry in \(retryDelay < 10 ? String(format1: retryDelay) : String(Int(retryDelay.rounded()))) s)"
+            text += " (retry in \(MQTTFailureClassifier.seconds(retryDelay)) s)"
         }
         text += " attempts=\(connectAttempts) connections=\(connections)"
         if droppedMessages > 0 { text += " dropped=\(droppedMessages)" }
         return text
-    }
-}
-
-extension String {
-    /// One decimal place without Foundation (`1.5`).
-    init(format1 value: Double) {
-        let tenths = Int((value * 10).rounded())
-        self = "\(tenths / 10).\(abs(tenths % 10))"
     }
 }

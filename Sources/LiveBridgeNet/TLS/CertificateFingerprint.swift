@@ -143,7 +143,8 @@ public struct CertificateFingerprint: Sendable, Hashable, CustomStringConvertibl
     }
 
     private static func hexDigit(_ nibble: UInt8, upper: Bool) -> String {
-        let digits: [Character] = upper
+        let digits: [Character] =
+            upper
             ? ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "A", "B", "C", "D", "E", "F"]
             : ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "a", "b", "c", "d", "e", "f"]
         return String(digits[Int(nibble)])
@@ -152,7 +153,7 @@ public struct CertificateFingerprint: Sendable, Hashable, CustomStringConvertibl
 
 extension String {
     /// The string without leading and trailing spaces, tabs and line breaks (no Foundation needed).
-    func trimmingASCIIWhitespace() -> String {
+    fileprivate func trimmingASCIIWhitespace() -> String {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
         guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
             return ""
