@@ -156,9 +156,15 @@ public final class MosquittoBroker: Sendable {
         log(since: mark).split(separator: "\n").map(String.init).filter { $0.contains(text) }
     }
 
-    /// TCP connections accepted on the TLS listener after `mark` ("New connection from … on port P").
+    /// TCP connections accepted on the TLS listener after `mark`.
+    ///
+    /// mosquitto logs "New connection from … on port P." — except when the TLS handshake already
+    /// fails inside `accept`, which it logs only as "Client connection from … failed: <OpenSSL error>".
     public func connectionAttempts(since mark: Int = 0) -> Int {
-        logLines(since: mark, containing: "New connection from").filter { $0.contains("on port \(port).") }.count
+        let lines = log(since: mark).split(separator: "\n")
+        let accepted = lines.filter { $0.contains("New connection from") && $0.contains("on port \(port).") }
+        let failedInAccept = lines.filter { $0.contains("Client connection from") && $0.contains(" failed: ") }
+        return accepted.count + failedInAccept.count
     }
 
     /// MQTT CONNECT packets the broker processed after `mark` (each is answered with a CONNACK,

@@ -62,7 +62,7 @@ struct MQTTPinningTests {
             }
             return broker.log(since: mark)
         }
-        #expect(broker.connectionAttempts(since: mark) == 1)
+        #expect(broker.connectionAttempts(since: mark) == 1, "\(brokerLog)")
         #expect(broker.connectPacketsReceived(since: mark) == 0, "\(brokerLog)")
         #expect(broker.logins(since: mark) == 0)
         #expect(!brokerLog.contains(session.configuration.clientID), "the client id travels only in CONNECT")
@@ -104,6 +104,7 @@ struct MQTTPinningTests {
             $0.handshake == "ok"
         }
         await accepted.shutdown()
+        #expect(second.version == "TLSv1.3", "the broker tests cover TLS 1.2; this one covers TLS 1.3")
         #expect(second.received.first == 0x10, "an MQTT CONNECT packet")
         #expect(second.received.containsSequence(Array(Self.password.utf8)))
         #expect(!first.received.containsSequence(Array(Self.password.utf8)))
@@ -180,6 +181,7 @@ extension Array where Element == UInt8 {
 final class MQTTTLSRecorder: Sendable {
     struct Connection: Sendable {
         var handshake: String
+        var version: String?
         var received: [UInt8]
     }
 
@@ -229,6 +231,7 @@ final class MQTTTLSRecorder: Sendable {
                 print(json.dumps(record), flush=True)
                 raw.close()
                 continue
+            record["version"] = tls.version()
             data = b""
             try:
                 while not complete(data):
@@ -295,7 +298,9 @@ final class MQTTTLSRecorder: Sendable {
             bytes.append(UInt8(hex[index..<next], radix: 16) ?? 0)
             index = next
         }
-        return Connection(handshake: handshake, received: bytes)
+        var version: String?
+        if case .string(let negotiated)? = fields["version"] { version = negotiated }
+        return Connection(handshake: handshake, version: version, received: bytes)
     }
 
     /// Kills the server (SIGKILL: a child of a pool thread has SIGTERM blocked) and removes its files.
