@@ -22,7 +22,8 @@ enum StandardComponents {
                         name: entry.name, baseURL: url, apiKey: key, tls: tls, timeout: timeout,
                         keyPath: entry.path + ".apiKey"),
                     transport: services.http, clock: services.clock)
-            }
+            },
+            mqttSink,
         ]
     }
 

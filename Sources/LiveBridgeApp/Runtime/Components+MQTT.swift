@@ -1,0 +1,53 @@
+import LiveBridgeCore
+import LiveBridgeNet
+import LiveBridgeSinks
+
+extension StandardComponents {
+    /// `type: "mqtt"`: every frame published for MQTT subscribers.
+    static var mqttSink: SinkKind {
+        SinkKind(type: "mqtt", summary: "publishes activity state and events to an MQTT broker") { entry, services in
+            let reader = entry.reader
+            let useTLS = reader.bool("tls", default: false)
+            let host = reader.requiredString("host", hint: "the broker's host name or IP")
+            let port = reader.int("port", default: useTLS ? 8883 : 1883, range: 1...65535) ?? 1883
+            let username = reader.string("username")
+            let password = reader.secret("password", required: false)
+            let prefix = reader.string("prefix", default: "livebridge")
+            let discovery = reader.bool("discovery", default: false)
+            let discoveryPrefix = reader.string("discoveryPrefix", default: "homeassistant")
+            let model = reader.choice("displayModel", ["static", "interpolating"], default: "static")
+            var security = MQTTTransportSecurity.plaintext
+            if useTLS {
+                if let fingerprint = reader.string("fingerprint") {
+                    do {
+                        security = .pinnedCertificate(try CertificateFingerprint(hex: fingerprint))
+                    } catch {
+                        reader.problem("fingerprint", "\(error); expected the certificate's SHA-256 as hex")
+                    }
+                } else if reader.bool("insecure", default: false) {
+                    security = .insecure
+                } else {
+                    security = .certificateAuthority(caFile: reader.string("caFile"), verifyHostname: true)
+                }
+            }
+            if prefix.isEmpty || prefix.contains("#") || prefix.contains("+") {
+                reader.problem("prefix", "\"\(prefix)\" is not a topic prefix (no #, + or empty)")
+            }
+            reader.finish()
+            guard !host.isEmpty else { return nil }
+            let session = MQTTSessionConfiguration(
+                host: host, port: port, clientID: MQTTSessionConfiguration.uniqueClientID(prefix: "livebridge-\(entry.name)"),
+                username: username, password: password, security: security)
+            do {
+                return try MQTTSink(
+                    configuration: .init(
+                        name: entry.name, session: session, prefix: prefix, discovery: discovery,
+                        discoveryPrefix: discoveryPrefix, displayModel: model == "static" ? .static : .interpolating),
+                    clock: services.clock, logger: services.logger.child("sink.\(entry.name)"))
+            } catch {
+                reader.problem(nil, "\(error)")
+                return nil
+            }
+        }
+    }
+}
