@@ -1,4 +1,6 @@
+import Glibc
 import LiveBridgeNet
+import LiveBridgeTestSupport
 
 /// SplitMix64: a tiny deterministic generator so codec tests and fuzzing are reproducible.
 struct SeededGenerator: RandomNumberGenerator {
@@ -54,4 +56,98 @@ func serverBytes(_ frames: [WebSocketFrame]) -> [UInt8] {
 /// A frame header with raw first and second bytes followed by `payload` (no mask).
 func rawFrame(_ first: UInt8, _ second: UInt8, _ rest: [UInt8] = []) -> [UInt8] {
     [first, second] + rest
+}
+
+/// Collects a connection's inbound messages so tests can wait for them with a timeout.
+final class ClientInbox: Sendable {
+    /// The stream ended without an error (after our own close).
+    struct EndedNormally: Error {}
+
+    private let mailbox = WebSocketTestMailbox<WebSocketMessage>(label: "a message at the client")
+    private let task: Task<Void, Never>
+
+    init(_ connection: WebSocketConnection) {
+        let mailbox = mailbox
+        task = Task {
+            do {
+                for try await message in connection.messages { mailbox.put(message) }
+                mailbox.finish(EndedNormally())
+            } catch {
+                mailbox.finish(error)
+            }
+        }
+    }
+
+    /// The next message.
+    func next(timeout: Duration = .seconds(10)) async throws -> WebSocketMessage {
+        try await mailbox.next(timeout: timeout)
+    }
+
+    /// The next message, which must be text.
+    func nextText(timeout: Duration = .seconds(10)) async throws -> String {
+        guard case .text(let text) = try await next(timeout: timeout) else {
+            throw WebSocketTestServerError("expected a text message")
+        }
+        return text
+    }
+
+    /// Waits for the stream to end, skipping messages: nil when it ended normally, else its error.
+    func end(timeout: Duration = .seconds(10)) async throws -> (any Error)? {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            do {
+                _ = try await mailbox.next(timeout: max(.zero, ContinuousClock.now.duration(to: deadline)))
+            } catch is EndedNormally {
+                return nil
+            } catch is WebSocketTestTimeout {
+                throw WebSocketTestTimeout(what: "the client's message stream to end", timeout: timeout)
+            } catch {
+                return error
+            }
+        }
+    }
+
+    /// Waits for the stream to end with a `WebSocketError`.
+    func endError(timeout: Duration = .seconds(10)) async throws -> WebSocketError {
+        let error = try await end(timeout: timeout)
+        guard let error = error as? WebSocketError else {
+            throw WebSocketTestServerError(
+                "expected the stream to end with a WebSocketError, got \(String(describing: error))")
+        }
+        return error
+    }
+}
+
+/// Runs `body`, failing with `WebSocketTestTimeout` after `timeout` (the body is cancelled).
+func withTimeout<T: Sendable>(
+    _ timeout: Duration = .seconds(10), _ what: String = "the operation",
+    _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: timeout)
+            throw WebSocketTestTimeout(what: what, timeout: timeout)
+        }
+        defer { group.cancelAll() }
+        return try await group.next()!
+    }
+}
+
+/// A TCP port on 127.0.0.1 that is bound but not listening: connecting to it is refused.
+/// Keep the returned descriptor open while the port must stay refused; close it afterwards.
+func refusedPort() throws -> (port: Int, descriptor: Int32) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard fd >= 0, bound == 0 else { throw WebSocketTestServerError("could not bind a port") }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    return (Int(UInt16(bigEndian: address.sin_port)), fd)
 }
