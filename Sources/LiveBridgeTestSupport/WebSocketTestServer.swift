@@ -172,6 +172,13 @@ public final class WebSocketTestServer: Sendable {
                 return
             }
             if count > 0 { received.append(contentsOf: chunk[0..<count]) }
+            if let first = received.first, !(0x41...0x5A).contains(first) {
+                // Not an HTTP request (e.g. a TLS ClientHello): answer 400 like a real HTTP server.
+                _ = WebSocketTestSocket.sendAll(
+                    socket, Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
+                WebSocketTestSocket.closeGracefully(socket)
+                return
+            }
             parsed = try? WebSocketHTTPHead.parse(received)
         }
         guard let (head, headCount) = parsed, let request = try? WebSocketHandshakeRequest(head: head) else {

@@ -113,8 +113,11 @@ final class CurlWebSocketTransport: WebSocketTransport {
             return failure(.connectionFailed, "could not connect to \(hostPort) (\(detail)); check the network")
         case CURLE_OPERATION_TIMEDOUT:
             let seconds = Self.format(configuration.connectTimeout.webSocketSeconds)
+            let tls = endpoint.isSecure ? " and TLS" : ""
             return failure(
-                .timeout, "no connection to \(hostPort) within \(seconds) s; check that the host is reachable")
+                .timeout,
+                "TCP\(tls) setup with \(hostPort) did not finish within \(seconds) s; check that the host is reachable"
+                    + (endpoint.isSecure ? " and that the port serves TLS" : ""))
         case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
             return failure(
                 .pinMismatch,
@@ -167,6 +170,12 @@ final class CurlWebSocketTransport: WebSocketTransport {
                 continue
             }
             guard code == CURLE_OK else {
+                if response.isEmpty {
+                    throw failure(
+                        .handshakeFailed,
+                        "the server dropped the connection instead of answering the WebSocket upgrade "
+                            + "(\(curlDetail(code))); check the port and ws:// versus wss://")
+                }
                 throw failure(.connectionLost, "reading the WebSocket upgrade answer failed (\(curlDetail(code)))")
             }
             guard count > 0 else {
