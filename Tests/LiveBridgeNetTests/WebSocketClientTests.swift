@@ -374,6 +374,20 @@ struct WebSocketClientTests {
         await client.close()
     }
 
+    @Test("A connection dropped without close() closes itself with 1001")
+    func droppedConnectionCloses() async throws {
+        let server = try WebSocketTestServer()
+        defer { server.stop() }
+        _ = try await WebSocketConnection.connect(Self.configuration(server.url()))
+        let serverSide = try await server.nextConnection()
+        guard case .close(let close) = try await serverSide.nextMessageOrClose() else {
+            Issue.record("expected a close frame")
+            return
+        }
+        #expect(close.code == .goingAway)
+        try await serverSide.waitUntilClosed()
+    }
+
     @Test("Invalid URLs and headers are rejected before connecting")
     func invalidConfiguration() async throws {
         for url in ["http://127.0.0.1/", "ftp://x/", "ws://", "ws://user:pw@host/", "not a url"] {

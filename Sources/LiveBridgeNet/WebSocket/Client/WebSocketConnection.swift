@@ -21,9 +21,9 @@ public final class WebSocketConnection: Sendable {
 
     private let core: WebSocketConnectionCore
 
-    private init(core: WebSocketConnectionCore) {
+    private init(core: WebSocketConnectionCore, messages: AsyncThrowingStream<WebSocketMessage, any Error>) {
         self.core = core
-        messages = core.messages
+        self.messages = messages
     }
 
     /// Opens a connection: DNS, TCP, TLS, opening handshake. Returns once the server has
@@ -96,7 +96,8 @@ public final class WebSocketConnection: Sendable {
                 .connectionFailed, endpoint: endpoint.description,
                 detail: "could not create a wake-up pipe (errno \(errno)); the process may be out of file descriptors")
         }
-        let core = WebSocketConnectionCore(endpoint: endpoint, wakePipe: wakePipe)
+        let (messages, continuation) = AsyncThrowingStream.makeStream(of: WebSocketMessage.self)
+        let core = WebSocketConnectionCore(endpoint: endpoint, wakePipe: wakePipe, continuation: continuation)
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
                 guard core.installConnectContinuation(waiter) else {
@@ -116,7 +117,7 @@ public final class WebSocketConnection: Sendable {
             core.abandonConnect()
         }
         core.closeWhenStreamIsAbandoned()
-        return WebSocketConnection(core: core)
+        return WebSocketConnection(core: core, messages: messages)
     }
 
     private static func validate(_ configuration: WebSocketConfiguration, endpoint: WebSocketEndpoint) throws {

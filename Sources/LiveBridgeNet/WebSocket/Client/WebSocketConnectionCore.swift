@@ -29,16 +29,20 @@ final class WebSocketConnectionCore: Sendable {
     }
 
     let endpoint: WebSocketEndpoint
-    let messages: AsyncThrowingStream<WebSocketMessage, any Error>
     /// Read end of the wake pipe, polled by the I/O thread; closed by `finish`.
     let wakeDescriptor: Int32
     private let continuation: AsyncThrowingStream<WebSocketMessage, any Error>.Continuation
     private let state: Mutex<State>
 
-    init(endpoint: WebSocketEndpoint, wakePipe: (read: Int32, write: Int32)) {
+    /// A core feeding `continuation`. The stream itself is held only by the application's
+    /// `WebSocketConnection`, so that dropping it is noticed (see `closeWhenStreamIsAbandoned`).
+    init(
+        endpoint: WebSocketEndpoint, wakePipe: (read: Int32, write: Int32),
+        continuation: AsyncThrowingStream<WebSocketMessage, any Error>.Continuation
+    ) {
         self.endpoint = endpoint
+        self.continuation = continuation
         wakeDescriptor = wakePipe.read
-        (messages, continuation) = AsyncThrowingStream.makeStream(of: WebSocketMessage.self)
         state = Mutex(State(wakeWrite: wakePipe.write))
     }
 
