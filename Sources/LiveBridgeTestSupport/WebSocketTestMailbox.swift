@@ -111,5 +111,6 @@ public struct WebSocketTestTimeout: Error, CustomStringConvertible {
         self.timeout = timeout
     }
 
+    /// A short human-readable form for logs and messages.
     public var description: String { "timed out after \(timeout) waiting for \(what)" }
 }

@@ -252,6 +252,7 @@ public struct WebSocketTestServerError: Error, CustomStringConvertible {
     /// An error with `message`.
     public init(_ message: String) { self.message = message }
 
+    /// A short human-readable form for logs and messages.
     public var description: String { message }
 }
 

@@ -48,6 +48,7 @@ public struct WebSocketError: Error, Hashable, Sendable, CustomStringConvertible
         /// `send` was called after the connection had ended.
         public static let notOpen = Kind(.notOpen)
 
+        /// A short human-readable form for logs and messages.
         public var description: String {
             switch base {
             case .invalidConfiguration: "invalid configuration"

@@ -25,10 +25,12 @@ public struct WebSocketMaskingKey: Sendable, Hashable {
         return random(using: &generator)
     }
 
+    /// Two keys are equal when all four bytes are.
     public static func == (lhs: WebSocketMaskingKey, rhs: WebSocketMaskingKey) -> Bool {
         lhs.bytes == rhs.bytes
     }
 
+    /// Hashes the four key bytes.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(bytes.0)
         hasher.combine(bytes.1)

@@ -19,6 +19,7 @@ public enum WebSocketOpcode: UInt8, Sendable, Hashable, CaseIterable, CustomStri
     /// True for close, ping and pong: frames that must not be fragmented and carry ≤ 125 bytes.
     public var isControl: Bool { rawValue & 0x8 != 0 }
 
+    /// A short human-readable form for logs and messages.
     public var description: String {
         switch self {
         case .continuation: "continuation"

@@ -43,6 +43,7 @@ public struct WebSocketProtocolError: Error, Hashable, Sendable, CustomStringCon
         /// A close frame carried a code that must not appear on the wire (1002).
         public static let invalidCloseCode = Violation(.invalidCloseCode)
 
+        /// A short human-readable form for logs and messages.
         public var description: String {
             switch base {
             case .reservedBitsSet: "reserved bits set"
@@ -76,5 +77,6 @@ public struct WebSocketProtocolError: Error, Hashable, Sendable, CustomStringCon
         self.detail = detail
     }
 
+    /// A short human-readable form for logs and messages.
     public var description: String { "WebSocket protocol error (close code \(closeCode)): \(detail)" }
 }

@@ -37,6 +37,7 @@ public struct WebSocketHandshakeError: Error, Hashable, Sendable, CustomStringCo
         /// (Server side) the client's request is not a valid WebSocket upgrade.
         public static let invalidRequest = Reason(.invalidRequest)
 
+        /// A short human-readable form for logs and messages.
         public var description: String {
             switch base {
             case .rejected: "rejected"
@@ -67,5 +68,6 @@ public struct WebSocketHandshakeError: Error, Hashable, Sendable, CustomStringCo
         self.detail = detail
     }
 
+    /// A short human-readable form for logs and messages.
     public var description: String { "WebSocket handshake failed: \(detail)" }
 }
