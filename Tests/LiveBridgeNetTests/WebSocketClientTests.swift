@@ -1,4 +1,5 @@
 import Glibc
+import LiveBridgeCore
 import LiveBridgeNet
 import LiveBridgeTestSupport
 import Testing
@@ -138,8 +139,11 @@ struct WebSocketClientTests {
     func pingsKeepAlive() async throws {
         let server = try WebSocketTestServer()
         defer { server.stop() }
-        let client = try await WebSocketConnection.connect(
-            Self.configuration(server.url(), pingInterval: .milliseconds(100)))
+        // Only one ping is ever outstanding: a second ping proves the first pong was accepted,
+        // so the pong timeout can be generous (no flakiness on a loaded machine).
+        var configuration = Self.configuration(server.url(), pingInterval: .milliseconds(100))
+        configuration.pongTimeout = .seconds(5)
+        let client = try await WebSocketConnection.connect(configuration)
         let inbox = ClientInbox(client)
         let serverSide = try await server.nextConnection()
         for _ in 0..<3 {
@@ -372,6 +376,36 @@ struct WebSocketClientTests {
         }
         #expect(close.code == .goingAway)
         await client.close()
+    }
+
+    @Test("Secrets in the URL query and in headers never reach log lines or error messages")
+    func secretsStayOut() async throws {
+        let server = try WebSocketTestServer { request in
+            request.target.hasPrefix("/missing")
+                ? .reject(status: 404, reason: "Not Found", contentType: "text/plain", body: "nope") : .accept
+        }
+        defer { server.stop() }
+        let logs = InMemoryLogHandler()
+        let logger = Logger(label: "ws", level: .trace, handler: logs)
+        var configuration = Self.configuration(server.url(path: "/api/websocket?access_token=canary-query-1"))
+        configuration.headers = [WebSocketHTTPHead.Field(name: "Authorization", value: "Bearer canary-header-2")]
+        let client = try await WebSocketConnection.connect(configuration, logger: logger)
+        let inbox = ClientInbox(client)
+        let serverSide = try await server.nextConnection()
+        serverSide.drop()
+        let lost = try await inbox.endError()
+        await client.close()
+
+        var missing = configuration
+        missing.url = server.url(path: "/missing?access_token=canary-query-1")
+        let rejected = await #expect(throws: WebSocketError.self) {
+            _ = try await WebSocketConnection.connect(missing, logger: logger)
+        }
+        let texts = logs.lines + [lost.description, rejected?.description ?? ""]
+        #expect(!logs.lines.isEmpty)
+        for text in texts {
+            #expect(!text.contains("canary"), "\(text)")
+        }
     }
 
     @Test("A connection dropped without close() closes itself with 1001")
