@@ -6,11 +6,15 @@ import Synchronization
 /// 127.0.0.1 with a free port.
 ///
 /// It echoes text and binary frames (fragments frame by frame), answers pings with pongs and a
-/// close with a close. Python because Swift on Linux has no in-process TLS server without extra
+/// close with a close, and answers `pingCountRequest` with the number of pings received. Python because Swift on Linux has no in-process TLS server without extra
 /// packages; the WebSocket logic under test is the client's, not this server's.
 public final class WebSocketTLSEchoServer: Sendable {
     /// The bound port on 127.0.0.1.
     public let port: Int
+
+    /// A text message the server answers with the number of pings it has received on that
+    /// connection (as decimal text) instead of echoing it.
+    public static let pingCountRequest = "__livebridge_ping_count__"
     private let process: Process
     private let directory: TemporaryDirectory
     private let output: OutputLog
@@ -149,6 +153,7 @@ public final class WebSocketTLSEchoServer: Sendable {
                 accept = base64.b64encode(hashlib.sha1(key.encode() + GUID).digest()).decode()
                 conn.sendall(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
                               "Connection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n" % accept).encode())
+                pings = 0
                 while True:
                     b0, b1 = peer.read(2)
                     fin, opcode, n = b0 & 0x80, b0 & 0x0F, b1 & 0x7F
@@ -162,7 +167,10 @@ public final class WebSocketTLSEchoServer: Sendable {
                         peer.send_frame(True, 0x8, payload[:2])
                         break
                     if opcode == 0x9:
+                        pings += 1
                         peer.send_frame(True, 0xA, payload)
+                    elif opcode == 0x1 and fin and payload == b"__livebridge_ping_count__":
+                        peer.send_frame(True, 0x1, str(pings).encode())
                     elif opcode in (0x0, 0x1, 0x2):
                         peer.send_frame(bool(fin), opcode, payload)
             except (EOFError, OSError, ValueError):
