@@ -53,11 +53,12 @@ public final class WebSocketTestServer: Sendable {
     private let listener: Int32
     private let wake: (read: Int32, write: Int32)
     private let accepted = WebSocketTestMailbox<Connection>(label: "a WebSocket connection")
+    private let upgradeRequests = WebSocketTestMailbox<WebSocketHandshakeRequest>(label: "an upgrade request")
     private let state = Mutex(State())
     private let handshake: @Sendable (WebSocketHandshakeRequest) -> HandshakeAnswer
 
     /// Starts listening on 127.0.0.1 with a free port; `handshake` decides each answer
-    /// (default: accept everything).
+    /// (default: accept everything). It runs on the connection's server thread.
     public init(
         handshake: @escaping @Sendable (WebSocketHandshakeRequest) -> HandshakeAnswer = { _ in .accept }
     ) throws {
@@ -89,6 +90,11 @@ public final class WebSocketTestServer: Sendable {
     /// Every upgrade request received so far (accepted or not), oldest first.
     public var requests: [WebSocketHandshakeRequest] { state.withLock { $0.requests } }
 
+    /// The next upgrade request, accepted or not, as soon as it arrives (before it is answered).
+    public func nextRequest(timeout: Duration = .seconds(10)) async throws -> WebSocketHandshakeRequest {
+        try await upgradeRequests.next(timeout: timeout)
+    }
+
     /// Stops accepting and drops every connection (TCP close without a close frame). Idempotent.
     public func stop() {
         let connections = state.withLock { state -> [Connection] in
@@ -103,6 +109,7 @@ public final class WebSocketTestServer: Sendable {
         }
         for connection in connections { connection.drop() }
         accepted.finish(WebSocketTestServerError("the server was stopped"))
+        upgradeRequests.finish(WebSocketTestServerError("the server was stopped"))
     }
 
     // MARK: - Accepting
@@ -190,6 +197,7 @@ public final class WebSocketTestServer: Sendable {
             state.requests.append(request)
             return state.stopped
         }
+        upgradeRequests.put(request)
         guard !stopped else {
             Glibc.close(socket)
             return

@@ -109,6 +109,7 @@ extension WebSocketTestServer {
         }
 
         /// Sends bytes as they are: malformed frames, split frames, several frames at once.
+        /// Ignored once the connection is closed.
         public func sendRaw(_ bytes: [UInt8]) {
             state.withLock { state in
                 guard !state.closed else { return }
