@@ -12,6 +12,9 @@ public import LiveBridgeCore
 ///
 /// Always end a connection with `close()` (or use `withConnection`). As a safety net, cancelling
 /// the task that iterates `messages`, or dropping the connection, closes it with 1001.
+///
+/// Inbound messages are buffered without limit until read, so read `messages` promptly (Home
+/// Assistant disconnects clients that fall far behind anyway). Sends complete in order.
 public final class WebSocketConnection: Sendable {
     /// Inbound text and binary messages, in order.
     public let messages: AsyncThrowingStream<WebSocketMessage, any Error>
@@ -59,6 +62,8 @@ public final class WebSocketConnection: Sendable {
 
     /// Sends a text message. Returns once it is handed to the network.
     ///
+    /// Cancelling the calling task does not withdraw a message already queued (a half-written
+    /// frame cannot be taken back); the call still returns when it is written or the link ends.
     /// - Throws: `WebSocketError` `.notOpen` when the connection has ended (also when it ends
     ///   before the message is written).
     public func send(text: String) async throws {
