@@ -1,0 +1,116 @@
+import LiveBridgeCore
+import LiveBridgeNet
+import LiveBridgeSinks
+import LiveBridgeTestSupport
+import Testing
+
+@Suite("MQTT sink against a real broker", .serialized, .timeLimit(.minutes(1)))
+struct MQTTSinkTests {
+    /// Runs `body`, failing after `seconds` (a bound, not a delay).
+    func within<T: Sendable>(_ seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: .seconds(seconds))
+                throw CancellationError()
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
+    }
+
+    func frame(_ kind: FrameKind, _ sequence: Int, patch: JSONValue, content: JSONValue, state: String) -> ActivityFrame {
+        ActivityFrame(
+            slug: "sabnzbd-home", name: "SABnzbd", kind: kind, activityState: state, patch: patch, content: content,
+            time: 1_781_517_600 + Double(sequence), reason: .structural, sequence: sequence)
+    }
+
+    @Test("a subscriber sees the retained state and every event in order")
+    func retainedStateAndEvents() async throws {
+        let broker = try MosquittoBroker(users: ["bridge": "CANARYmqttpass1", "viewer": "viewerpass1"])
+        defer { broker.remove() }
+        try await broker.start()
+        let fingerprint = try CertificateFingerprint(hex: broker.certificate.serverCertificateSHA256)
+        func session(_ user: String, _ password: String, subscriptions: [MQTTSubscription] = []) -> MQTTSessionConfiguration {
+            MQTTSessionConfiguration(
+                host: "127.0.0.1", port: broker.port, clientID: MQTTSessionConfiguration.uniqueClientID(prefix: user),
+                username: user, password: password, security: .pinnedCertificate(fingerprint), subscriptions: subscriptions)
+        }
+        let logs = InMemoryLogHandler()
+        let sink = try MQTTSink(
+            configuration: .init(name: "mqtt", session: session("bridge", "CANARYmqttpass1"), discovery: true),
+            logger: Logger(label: "mqtt", level: .trace, handler: logs))
+        let seed: JSONValue = ["template": "generic", "progress": 0.1, "state": "Downloading"]
+        var content = seed
+        _ = try await sink.deliver(frame(.seed, 1, patch: seed, content: content, state: "ongoing"))
+        content["progress"] = 0.5
+        _ = try await sink.deliver(frame(.update, 2, patch: ["progress": 0.5], content: content, state: "ongoing"))
+        content["progress"] = 1
+        content["state"] = "Complete"
+        _ = try await sink.deliver(frame(.final, 3, patch: ["progress": 1, "state": "Complete"], content: content, state: "ongoing"))
+        _ = try await sink.deliver(frame(.end, 4, patch: [:], content: content, state: "ended"))
+
+        // A subscriber that connects afterwards gets the retained state and discovery config.
+        let viewer = try MQTTSession(configuration: session("viewer", "viewerpass1", subscriptions: [MQTTSubscription("#", qos: .atLeastOnce)]))
+        try viewer.start()
+        let received = try await within(15) {
+            var messages: [MQTTMessage] = []
+            for await message in viewer.messages {
+                messages.append(message)
+                if messages.contains(where: { $0.topic == "livebridge/sabnzbd-home/state" })
+                    && messages.contains(where: { $0.topic.hasPrefix("homeassistant/") })
+                {
+                    return messages
+                }
+            }
+            return messages
+        }
+        let state = try #require(received.first { $0.topic == "livebridge/sabnzbd-home/state" })
+        #expect(state.retained)
+        let json = try JSONParser.parse(state.payload)
+        #expect(json["state"] == "ended" && json["content"]?["state"] == "Complete" && json["progress"] == 1)
+        let discovery = try #require(received.first { $0.topic == "homeassistant/sensor/livebridge_sabnzbd_home/config" })
+        #expect(try JSONParser.parse(discovery.payload)["state_topic"] == "livebridge/sabnzbd-home/state")
+
+        // Live events arrive in order for a subscriber that is connected while they are sent.
+        content["progress"] = 0
+        _ = try await sink.deliver(frame(.seed, 5, patch: seed, content: seed, state: "ongoing"))
+        _ = try await sink.deliver(frame(.update, 6, patch: ["progress": 0.3], content: seed, state: "ongoing"))
+        _ = try await sink.deliver(frame(.update, 7, patch: ["progress": 0.6], content: seed, state: "ongoing"))
+        let events = try await within(15) {
+            var sequences: [Int] = []
+            for await message in viewer.messages where message.topic == "livebridge/sabnzbd-home/event" {
+                sequences.append(try JSONParser.parse(message.payload)["sequence"]?.intValue ?? -1)
+                if sequences.count == 3 { break }
+            }
+            return sequences
+        }
+        #expect(events == [5, 6, 7])
+        await viewer.shutdown()
+        await sink.shutdown()
+        #expect(!logs.lines.joined().contains("CANARY"))
+    }
+
+    @Test("a broker that is down makes delivery retry, not drop")
+    func brokerDown() async throws {
+        let broker = try MosquittoBroker(users: ["bridge": "pass12345"])
+        defer { broker.remove() }
+        try await broker.start()
+        let fingerprint = try CertificateFingerprint(hex: broker.certificate.serverCertificateSHA256)
+        let port = broker.port
+        broker.stop()
+        let sink = try MQTTSink(
+            configuration: .init(
+                name: "mqtt",
+                session: MQTTSessionConfiguration(
+                    host: "127.0.0.1", port: port, clientID: "lb-down", username: "bridge", password: "pass12345",
+                    security: .pinnedCertificate(fingerprint))))
+        do {
+            _ = try await sink.deliver(frame(.update, 1, patch: ["progress": 0.2], content: ["progress": 0.2], state: "ongoing"))
+            Issue.record("expected a failure")
+        } catch {
+            #expect(error.kind == .unavailable)
+        }
+        await sink.shutdown()
+    }
+}
