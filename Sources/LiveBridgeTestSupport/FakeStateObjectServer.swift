@@ -229,10 +229,23 @@ public final class FakeStateObjectServer: Sendable {
     private func answer(_ status: Int, _ messages: [String], asArray: Bool = false) -> HTTPServerResponse {
         let message: JSONValue = asArray ? .array(messages.map { .string($0) }) : .string(messages.first ?? "")
         let body: JSONValue = [
-            "statusCode": .int(Int64(status)), "error": .string(HTTPServerResponse.reasonPhrase(for: status)),
+            "statusCode": .int(Int64(status)), "error": .string(Self.reason(status)),
             "message": message,
         ]
         return .json(JSONWriter.bytes(body), status: status)
+    }
+
+    /// The reason phrase the service puts in `error`.
+    static func reason(_ status: Int) -> String {
+        switch status {
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 402: "Payment Required"
+        case 404: "Not Found"
+        case 415: "Unsupported Media Type"
+        case 429: "Too Many Requests"
+        default: HTTPServerResponse.reasonPhrase(for: status)
+        }
     }
 
     private func violation(_ message: String) { state.withLock { $0.violations.append(message) } }
