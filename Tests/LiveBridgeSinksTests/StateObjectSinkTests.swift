@@ -489,4 +489,22 @@ struct StateObjectSinkTests {
         #expect(fake.violations.isEmpty, "\(fake.violations)")
         #expect(fake.redundantFields.isEmpty, "\(fake.redundantFields)")
     }
+
+    @Test("probe: a valid key is reported ok, a wrong one names the config key, a spent quota says so")
+    func probe() async throws {
+        let harness = try StateObjectHarness()
+        defer { harness.fake.shutdown() }
+        let good = await harness.sink().probe()
+        #expect(good.ok, "\(good.detail)")
+        let bad = await harness.sink(apiKey: "sok_CANARYwrong").probe()
+        #expect(!bad.ok && bad.detail.contains("sinks[1].apiKey") && !bad.detail.contains("CANARY"))
+        harness.fake.setQuota(limit: 0)
+        let sink = harness.sink()
+        await #expect(throws: SinkError.self) {
+            _ = try await sink.deliver(frame(.seed, sequence: 1, content: Self.content))
+        }
+        let spent = await sink.probe()
+        #expect(!spent.ok && spent.detail.contains("free tier"))
+        #expect(harness.fake.activities.isEmpty && harness.fake.violations.isEmpty)
+    }
 }
