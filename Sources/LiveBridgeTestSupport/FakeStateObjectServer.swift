@@ -287,13 +287,16 @@ public final class FakeStateObjectServer: Sendable {
                 record(request, operation: nil, body: nil, status: status, messages: messages)
                 return answer(status, messages, asArray: true)
             case .rateLimit(let retryAfter):
-                record(request, operation: nil, body: nil, status: 429, messages: ["ThrottlerException: Too Many Requests"])
+                record(
+                    request, operation: nil, body: nil, status: 429, messages: ["ThrottlerException: Too Many Requests"]
+                )
                 var response = answer(429, ["ThrottlerException: Too Many Requests"])
                 response.headers.add(name: "Retry-After", value: String(retryAfter))
                 return response
             case .html(let status):
                 record(request, operation: nil, body: nil, status: status)
-                var response = HTTPServerResponse(status: status, body: Array("<html><body>Bad Gateway</body></html>".utf8))
+                var response = HTTPServerResponse(
+                    status: status, body: Array("<html><body>Bad Gateway</body></html>".utf8))
                 response.headers.add(name: "Content-Type", value: "text/html")
                 return response
             case .dropConnection:
@@ -400,7 +403,9 @@ public final class FakeStateObjectServer: Sendable {
     private func refuse(_ call: Call, _ status: Int, _ messages: [String], violation text: String? = nil)
         -> HTTPServerResponse
     {
-        refuse(call.request, operation: call.operation.rawValue, body: call.body, status: status, messages, violation: text)
+        refuse(
+            call.request, operation: call.operation.rawValue, body: call.body, status: status, messages, violation: text
+        )
     }
 
     /// Unknown top-level keys (a whitelist) → 400.
@@ -422,7 +427,8 @@ public final class FakeStateObjectServer: Sendable {
                 call, 402, ["BUTTON_STYLING_REQUIRES_PAID_PLAN"],
                 violation: "\(call.label): a button object was sent (never send one)")
         }
-        return refuse(call, 400, ["property button should not exist"], violation: "\(call.label): a button object was sent")
+        return refuse(
+            call, 400, ["property button should not exist"], violation: "\(call.label): a button object was sent")
     }
 
     private enum Targets {
@@ -509,7 +515,8 @@ public final class FakeStateObjectServer: Sendable {
         }
         if let stateValue = call.members["state"] {
             guard case .object = stateValue else {
-                return refuse(call, 400, ["state must be an object"], violation: "\(call.label): state is not an object")
+                return refuse(
+                    call, 400, ["state must be an object"], violation: "\(call.label): state is not an object")
             }
             if let refusal = validate(stateValue, call: call) { return refusal }
         }
@@ -550,7 +557,9 @@ public final class FakeStateObjectServer: Sendable {
         record(call.request, operation: call.operation.rawValue, body: call.body, status: 200)
         let key = ending ? "ended" : "updated"
         return .json(
-            JSONWriter.bytes([key: .array(matched.map { .string($0) }), "notMatched": .array(notMatched.map { .string($0) })]))
+            JSONWriter.bytes([
+                key: .array(matched.map { .string($0) }), "notMatched": .array(notMatched.map { .string($0) }),
+            ]))
     }
 
     private func brand(_ call: Call) -> HTTPServerResponse {
@@ -587,7 +596,9 @@ public final class FakeStateObjectServer: Sendable {
         guard !matched.isEmpty else { return refuse(call, 404, ["No activity matched"]) }
         record(call.request, operation: "branding", body: call.body, status: 200)
         return .json(
-            JSONWriter.bytes(["updated": .array(matched.map { .string($0) }), "notMatched": .array(notMatched.map { .string($0) })]))
+            JSONWriter.bytes([
+                "updated": .array(matched.map { .string($0) }), "notMatched": .array(notMatched.map { .string($0) }),
+            ]))
     }
 
     // MARK: - Validation
@@ -625,7 +636,8 @@ public final class FakeStateObjectServer: Sendable {
                     continue
                 }
                 if key == "progress", !(0...1).contains(number) {
-                    violation("\(call.label): state.progress \(number) outside 0…1 (the service clamps; clamp it yourself)")
+                    violation(
+                        "\(call.label): state.progress \(number) outside 0…1 (the service clamps; clamp it yourself)")
                 }
                 if key == "countdownTo", number > 100_000_000_000 {
                     violation("\(call.label): state.countdownTo \(number) looks like milliseconds; it is Unix seconds")
@@ -647,7 +659,9 @@ public final class FakeStateObjectServer: Sendable {
                 }
                 for (inner, innerValue) in versus where !innerValue.isNull {
                     if !Self.versusStringFields.contains(inner) {
-                        if rules.unknownFieldsRefused { errors.append("state.versus.property \(inner) should not exist") }
+                        if rules.unknownFieldsRefused {
+                            errors.append("state.versus.property \(inner) should not exist")
+                        }
                     } else if innerValue.stringValue == nil {
                         errors.append("state.versus.\(inner) must be a string")
                     } else if inner == "activeSide", rules.enumsStrict,

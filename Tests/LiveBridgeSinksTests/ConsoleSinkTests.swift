@@ -37,10 +37,12 @@ struct ConsoleSinkTests {
         let lines = try await run(format: .text)
         #expect(lines.count >= 3)
         let first = try #require(lines.first)
-        #expect(first.hasPrefix("2026-06-15T10:00:00Z sabnzbd-home #1 seed (start) 0% \"Downloading\" · 11.8 MB/s · ends "))
+        let expected = "2026-06-15T10:00:00Z sabnzbd-home #1 seed (start) 0% \"Downloading\" · 11.8 MB/s · ends "
+        #expect(first.hasPrefix(expected))
         #expect(first.contains("(gliding)") && first.contains("patch {"))
         let final = try #require(lines.dropLast().last)
-        #expect(final.contains("final (final)") && final.contains("outcome=success") && final.contains("100% \"Complete\""))
+        #expect(
+            final.contains("final (final)") && final.contains("outcome=success") && final.contains("100% \"Complete\""))
         let last = try #require(lines.last)
         #expect(last.contains("end (end) state=ended") && !last.contains("patch"))
     }

@@ -31,7 +31,8 @@ struct FanOutTests {
                 health: health.reporter(kind: "sink", name: sink.name, type: sink.type, clock: clock), jitterSeed: 7)
             bindings.append(
                 ActivityEngine.Binding(
-                    sink: sink, queue: queue, ledger: BudgetLedger(sink: sink.name, limit: nil, store: MemoryStateStore())))
+                    sink: sink, queue: queue,
+                    ledger: BudgetLedger(sink: sink.name, limit: nil, store: MemoryStateStore())))
         }
         let engine = ActivityEngine(
             bindings: bindings, settings: EconomySettings(), clock: clock, store: MemoryStateStore(), logger: .disabled,
@@ -63,7 +64,8 @@ struct FanOutTests {
             }
         }
 
-        #expect(stateObjectCallsWhileDown >= 10, "state-object calls while PushWard was down: \(stateObjectCallsWhileDown)")
+        #expect(
+            stateObjectCallsWhileDown >= 10, "state-object calls while PushWard was down: \(stateObjectCallsWhileDown)")
         let recovered = try #require(pushward.records.first)
         #expect(recovered.time >= start + comeBackAt && recovered.time <= start + comeBackAt + 300)
         let phone = try #require(pushward.activity("sabnzbd-home"))

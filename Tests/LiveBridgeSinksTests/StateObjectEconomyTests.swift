@@ -41,7 +41,7 @@ struct StateObjectEconomyTests {
         (54.521, 0.8545, 9), (55.021, 0.8789, 7), (55.521, 0.8789, 7), (56.021, 0.8789, 7), (56.522, 0.9033, 5),
         (57.022, 0.9033, 5), (57.522, 0.9033, 5), (58.022, 0.9276, 4), (58.522, 0.9276, 4), (59.022, 0.9276, 4),
         (59.522, 0.9522, 2), (60.023, 0.9522, 2), (60.523, 0.9522, 2), (61.023, 0.9766, 1), (61.523, 0.9766, 1),
-        (62.023, 0.9818, 1), (62.523, 1, -1)
+        (62.023, 0.9818, 1), (62.523, 1, -1),
     ]
 
     static func steadyUpdates(start: Double) -> [ActivityUpdate] {
@@ -182,7 +182,8 @@ struct StateObjectEconomyTests {
             settings.etaToleranceMinimum = variant.etaMinimum
             settings.etaToleranceFraction = variant.etaFraction
             let figures = measure(updates, model: .static, settings: settings)
-            report += "  static ε \(variant.epsilon), ≥ \(Int(variant.interval)) s, label ± max(\(Int(variant.etaMinimum)) s, "
+            report += "  static ε \(variant.epsilon), ≥ \(Int(variant.interval)) s, "
+            report += "label ± max(\(Int(variant.etaMinimum)) s, "
             report += "\(Int(variant.etaFraction * 100)) %): \(figures)\n"
         }
         print(report, terminator: "")

@@ -72,7 +72,10 @@ struct StateObjectFakeTests {
             (["state": ["primaryText": "x", "layout": "grid"]], "state.layout must be one of"),
             (["state": ["primaryText": "x", "countdownStyle": "weeks"]], "state.countdownStyle must be one of"),
             (["state": ["primaryText": "x", "progress": "50%"]], "state.progress must be a number"),
-            (["state": ["primaryText": "x", "textColorHex": "#FFFFFF"]], "state.property textColorHex should not exist"),
+            (
+                ["state": ["primaryText": "x", "textColorHex": "#FFFFFF"]],
+                "state.property textColorHex should not exist"
+            ),
             (["state": ["primaryText": "x"], "extra": 1], "property extra should not exist"),
             ([:], "state is required"),
         ]
@@ -86,14 +89,17 @@ struct StateObjectFakeTests {
         #expect(fake.activities.isEmpty)
     }
 
-    @Test("colours: #RRGGBB stored; an empty string means default; anything else renders the default and is a violation")
+    @Test(
+        "colours: #RRGGBB stored; an empty string means default; anything else renders the default and is a violation")
     func colours() async throws {
         let fake = try FakeStateObjectServer(apiKey: key)
         defer { fake.shutdown() }
         let id = try await start(fake, ["primaryText": "x", "accentColorHex": "#34C759", "backgroundColorHex": ""])
         #expect(fake.activity(id)?.rendered["accentColorHex"] == "#34C759")
         #expect(fake.violations.isEmpty)
-        _ = try await call(fake, "POST", "/api/activities/update", ["activityIds": [.string(id)], "state": ["accentColorHex": "green"]])
+        _ = try await call(
+            fake, "POST", "/api/activities/update",
+            ["activityIds": [.string(id)], "state": ["accentColorHex": "green"]])
         #expect(fake.activity(id)?.rendered["accentColorHex"] == "#007AFF")
         #expect(fake.violations.count == 1)
     }
@@ -103,7 +109,8 @@ struct StateObjectFakeTests {
         let fake = try FakeStateObjectServer(apiKey: key)
         defer { fake.shutdown() }
         let id = try await start(fake, ["primaryText": "x", "stage": "A"])
-        _ = try await call(fake, "POST", "/api/activities/update", ["activityIds": [.string(id)], "state": ["stage": nil]])
+        _ = try await call(
+            fake, "POST", "/api/activities/update", ["activityIds": [.string(id)], "state": ["stage": nil]])
         #expect(fake.activity(id)?.state["stage"] == .null)
         #expect(fake.activity(id)?.rendered["stage"] == nil)
         #expect(fake.warnings.count == 1 && fake.violations.isEmpty)
@@ -115,18 +122,24 @@ struct StateObjectFakeTests {
         defer { fake.shutdown() }
         let id = try await start(fake, ["primaryText": "x"])
         let none = try await call(fake, "POST", "/api/activities/update", ["state": ["stage": "a"]])
-        #expect(none.status == 400 && none.body["message"]?.arrayValue?.first == "activityIds is required: no target was named")
+        #expect(
+            none.status == 400
+                && none.body["message"]?.arrayValue?.first == "activityIds is required: no target was named")
         let partial = try await call(
-            fake, "POST", "/api/activities/update", ["activityIds": [.string(id), "act_unknown"], "state": ["stage": "b"]])
+            fake, "POST", "/api/activities/update",
+            ["activityIds": [.string(id), "act_unknown"], "state": ["stage": "b"]])
         #expect(partial.status == 200 && partial.body["notMatched"] == ["act_unknown"])
         let ended = try await call(
             fake, "POST", "/api/activities/end", ["activityIds": [.string(id)], "state": ["isComplete": true]])
-        #expect(ended.status == 200 && fake.activity(id)?.ended == true && fake.activity(id)?.state["isComplete"] == true)
-        let after = try await call(fake, "POST", "/api/activities/update", ["activityIds": [.string(id)], "state": ["stage": "c"]])
+        #expect(
+            ended.status == 200 && fake.activity(id)?.ended == true && fake.activity(id)?.state["isComplete"] == true)
+        let after = try await call(
+            fake, "POST", "/api/activities/update", ["activityIds": [.string(id)], "state": ["stage": "c"]])
         #expect(after.status == 404 && after.body["message"] == "No activity matched")
         let endAgain = try await call(fake, "POST", "/api/activities/\(id)/end", ["state": ["stage": "c"]])
         #expect(endAgain.status == 404)
-        let branding = try await call(fake, "POST", "/api/branding", ["activityIds": [.string(id)], "brand": ["title": "T"]])
+        let branding = try await call(
+            fake, "POST", "/api/branding", ["activityIds": [.string(id)], "brand": ["title": "T"]])
         #expect(branding.status == 200 && fake.activity(id)?.brand?["title"] == "T")
         #expect(fake.violations.count == 1, "only the missing activityIds")
     }
@@ -149,10 +162,12 @@ struct StateObjectFakeTests {
         let fake = try FakeStateObjectServer(apiKey: key)
         defer { fake.shutdown() }
         fake.setPlan(.free)
-        let styled = try await call(fake, "POST", "/api/activities", ["state": ["primaryText": "x", "actionColorHex": "#FF0000"]])
+        let styled = try await call(
+            fake, "POST", "/api/activities", ["state": ["primaryText": "x", "actionColorHex": "#FF0000"]])
         #expect(styled.status == 402 && styled.body["message"] == "BUTTON_STYLING_REQUIRES_PAID_PLAN")
         #expect(fake.violations.isEmpty)
-        let button = try await call(fake, "POST", "/api/activities", ["state": ["primaryText": "x", "button": ["label": "Go"]]])
+        let button = try await call(
+            fake, "POST", "/api/activities", ["state": ["primaryText": "x", "button": ["label": "Go"]]])
         #expect(button.status == 402)
         #expect(fake.violations.count == 1)
     }
@@ -161,7 +176,8 @@ struct StateObjectFakeTests {
     func contentTypeAndRoutes() async throws {
         let fake = try FakeStateObjectServer(apiKey: key)
         defer { fake.shutdown() }
-        let answer = try await call(fake, "POST", "/api/activities", ["state": ["primaryText": "x"]], contentType: "text/plain")
+        let answer = try await call(
+            fake, "POST", "/api/activities", ["state": ["primaryText": "x"]], contentType: "text/plain")
         #expect(answer.status == 415 && answer.body["code"] == "FST_ERR_CTP_INVALID_MEDIA_TYPE")
         let unknown = try await call(fake, "POST", "/api/nothing", [:])
         #expect(unknown.status == 404 && unknown.body["message"] != "No activity matched")
@@ -177,7 +193,9 @@ struct StateObjectFakeTests {
             _ = try await HTTPClient.shared.execute(
                 HTTPRequest(
                     method: "PATCH", url: fake.baseURL + "/api/activities/\(id)",
-                    headers: ["Content-Type": "application/json", "x-api-key": key, "X-LiveBridge-Sequence": String(sequence)],
+                    headers: [
+                        "Content-Type": "application/json", "x-api-key": key, "X-LiveBridge-Sequence": String(sequence),
+                    ],
                     body: JSONWriter.bytes(["state": ["stage": .string("s\(sequence)")]]), timeout: 5))
         }
         #expect(fake.violations.count == 1 && fake.violations[0].contains("out of order"))

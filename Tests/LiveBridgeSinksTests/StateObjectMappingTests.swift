@@ -58,7 +58,9 @@ struct StateObjectMappingTests {
         let content: JSONValue = [
             "progress": 1.7, "icon": "mdi:printer-3d", "accent_color": "not-a-colour",
             "image_url": "http://insecure.example/x.png",
-            "url_action": ["url": "https://ha.example/api/webhook/x", "method": "POST", "body": "{}", "title": "Pause"],
+            "url_action": [
+                "url": "https://ha.example/api/webhook/x", "method": "POST", "body": "{}", "title": "Pause",
+            ],
         ]
         let mapped = state(frame(content, name: "", truthProgress: nil))
         #expect(mapped == ["layout": "progress", "primaryText": "job", "progress": 1])
@@ -75,7 +77,8 @@ struct StateObjectMappingTests {
         var options = StateObjectRenderOptions()
         options.buttonStyling = false
         let unstyled = state(
-            frame(["progress": 0, "accent_color": "red", "url_action": ["url": "https://x.example/"]]), options: options)
+            frame(["progress": 0, "accent_color": "red", "url_action": ["url": "https://x.example/"]]), options: options
+        )
         #expect(unstyled["actionColorHex"] == nil && unstyled["accentColorHex"] == "#FF3B30")
     }
 
@@ -99,7 +102,8 @@ struct StateObjectMappingTests {
                 "layout": "countdown", "primaryText": "Washer", "secondaryText": "Washing", "stage": "Washing",
                 "countdownTo": .number(now + 1800), "countdownStyle": "hms", "completionText": "Done",
             ])
-        let paused = state(frame(["progress": 0, "state": "Paused"], name: "Washer", truthProgress: nil, fixedFinish: true))
+        let paused = state(
+            frame(["progress": 0, "state": "Paused"], name: "Washer", truthProgress: nil, fixedFinish: true))
         #expect(paused["layout"] == "progress" && paused["progress"] == 0 && paused["stage"] == "Paused")
         var options = StateObjectRenderOptions()
         options.countdown = false
@@ -134,7 +138,9 @@ struct StateObjectMappingTests {
 
     @Test("countdown-only fields stay when the layout switches to progress, and are compared on the way back")
     func countdownFieldsKept() {
-        let countdown: JSONValue = ["layout": "countdown", "primaryText": "T", "countdownTo": 100, "countdownStyle": "hms"]
+        let countdown: JSONValue = [
+            "layout": "countdown", "primaryText": "T", "countdownTo": 100, "countdownStyle": "hms",
+        ]
         let bar: JSONValue = ["layout": "progress", "primaryText": "T", "progress": 0]
         #expect(StateObjectMerge.changes(from: countdown, to: bar) == ["layout": "progress", "progress": 0])
         let paused = StateObjectMerge.apply(["layout": "progress", "progress": 0], to: countdown)
@@ -152,6 +158,7 @@ struct StateObjectMappingTests {
         let request = StateObjectRequests.update(StateObjectPaths(), id: "act_1", changes: ["progress": 0.5])
         #expect(request.path == "/api/activities/update")
         #expect(request.body == ["activityIds": ["act_1"], "state": ["progress": 0.5]])
-        #expect(StateObjectRequests.end(StateObjectPaths(), id: "act_1", changes: [:]).body == ["activityIds": ["act_1"]])
+        #expect(
+            StateObjectRequests.end(StateObjectPaths(), id: "act_1", changes: [:]).body == ["activityIds": ["act_1"]])
     }
 }

@@ -80,7 +80,8 @@ struct StateObjectHarness {
 @Suite("State-object sink against the strict fake")
 struct StateObjectSinkTests {
     func frame(
-        _ kind: FrameKind, sequence: Int, content: JSONValue, name: String = "SABnzbd (home)", time: Double = 1_781_517_600,
+        _ kind: FrameKind, sequence: Int, content: JSONValue, name: String = "SABnzbd (home)",
+        time: Double = 1_781_517_600,
         outcome: ActivityOutcome? = nil, truthProgress: Double? = 0.5, fixedFinish: Bool = false
     ) -> ActivityFrame {
         ActivityFrame(
@@ -268,7 +269,10 @@ struct StateObjectSinkTests {
             (FakeStateObjectServer.Fault.answer(status: 401, message: "API_KEY_REQUIRED"), "authentication"),
             (.answer(status: 401, message: "INVALID_API_KEY"), "authentication"),
             (.answer(status: 400, message: "state is required"), "rejected"),
-            (.answers(status: 400, messages: ["state.progress must be a number", "state.layout must be one of"]), "rejected"),
+            (
+                .answers(status: 400, messages: ["state.progress must be a number", "state.layout must be one of"]),
+                "rejected"
+            ),
             (.answer(status: 415, message: "Unsupported Media Type"), "rejected"),
             (.rateLimit(retryAfter: 7), "rateLimited 7"),
             (.answer(status: 429, message: "ThrottlerException"), "rateLimited 30"),
@@ -395,7 +399,8 @@ struct StateObjectSinkTests {
         #expect(health.current?.details["quota"]?.contains("free tier") == true)
         #expect(health.current?.lastError?.contains("monthly call limit") == true)
 
-        let restarted = harness.sink(health: registry.reporter(kind: "sink", name: "watch2", type: "state-object", clock: harness.clock))
+        let restarted = harness.sink(
+            health: registry.reporter(kind: "sink", name: "watch2", type: "state-object", clock: harness.clock))
         await #expect(throws: SinkError.self) {
             _ = try await restarted.deliver(frame(.update, sequence: 7, content: content))
         }
@@ -449,9 +454,10 @@ struct StateObjectSinkTests {
         _ = try await sink.deliver(frame(.update, sequence: 2, content: content))
         _ = try await sink.deliver(frame(.end, sequence: 3, content: content, outcome: .success))
         let id = try #require(harness.fake.activities.first?.id)
-        #expect(harness.fake.records.map { "\($0.method) \($0.path)" } == [
-            "POST /v2/live", "PATCH /v2/live/\(id)", "POST /v2/live/\(id)/end",
-        ])
+        #expect(
+            harness.fake.records.map { "\($0.method) \($0.path)" } == [
+                "POST /v2/live", "PATCH /v2/live/\(id)", "POST /v2/live/\(id)/end",
+            ])
         #expect(harness.fake.records.allSatisfy { $0.body?["activityIds"] == nil })
         #expect(harness.fake.activity(id)?.ended == true)
         #expect(harness.fake.violations.isEmpty, "\(harness.fake.violations)")
@@ -467,11 +473,13 @@ struct StateObjectSinkTests {
         let finish = start + 1800
         func timer(_ t: Double, _ phase: ActivityPhase, state: String) -> ActivityUpdate {
             ActivityUpdate(
-                slug: "timer-washer", name: "Washer", phase: phase, content: GenericContent(state: state, icon: "washer"),
+                slug: "timer-washer", name: "Washer", phase: phase,
+                content: GenericContent(state: state, icon: "washer"),
                 eta: phase == .active ? .finishesAt(finish + (t >= 600 ? 300 : 0)) : nil, observedAt: start + t)
         }
         let updates = [
-            timer(0, .active, state: "Washing"), timer(60, .active, state: "Washing"), timer(300, .paused, state: "Paused"),
+            timer(0, .active, state: "Washing"), timer(60, .active, state: "Washing"),
+            timer(300, .paused, state: "Paused"),
             timer(600, .active, state: "Washing"), timer(2100, .ended(.success), state: "Done"),
         ]
         try await harness.run(updates, sink: sink, tracker: &tracker)

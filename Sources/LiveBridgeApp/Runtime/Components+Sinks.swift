@@ -10,7 +10,8 @@ extension StandardComponents {
             entry, services in
             let reader = entry.reader
             let url = reader.requiredString("url", hint: "the service's base URL, e.g. \"https://api.example.com\"")
-            let key = reader.secret("apiKey", required: true, hint: "the service's API key, e.g. \"${STATE_OBJECT_API_KEY}\"")
+            let key = reader.secret(
+                "apiKey", required: true, hint: "the service's API key, e.g. \"${STATE_OBJECT_API_KEY}\"")
             let header = reader.string("apiKeyHeader", default: "x-api-key")
             let timeout = reader.duration("timeout", default: 15, range: 1...300)
             let tls = tlsOptions(reader)
@@ -63,7 +64,8 @@ extension StandardComponents {
             guard let text = reader.string(key) else { return }
             guard let route = StateObjectRoute(text) else {
                 reader.problem(
-                    key, "\"\(text)\" is not \"METHOD /path\" (e.g. \"PATCH /api/activities/{id}\"; methods: "
+                    key,
+                    "\"\(text)\" is not \"METHOD /path\" (e.g. \"PATCH /api/activities/{id}\"; methods: "
                         + "GET, POST, PUT, PATCH, DELETE)")
                 return
             }

@@ -2,9 +2,9 @@ public import LiveBridgeCore
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Prints every delivered frame, as a human-readable line or as JSON Lines: a dry run that shows
@@ -86,7 +86,9 @@ public enum ConsoleFrameFormat {
     /// A readable line: `2026-06-15T10:00:00Z sabnzbd-home #3 update (displayError) 42% "Downloading" ·
     /// 11.8 MB/s · ends 10:07:00Z (gliding) patch {"progress":0.42}` (on one line).
     public static func text(_ frame: ActivityFrame, at now: Double) -> String {
-        var parts = [RFC3339.format(now), frame.slug, "#\(frame.sequence)", "\(frame.kind.rawValue) (\(frame.reason.rawValue))"]
+        var parts = [
+            RFC3339.format(now), frame.slug, "#\(frame.sequence)", "\(frame.kind.rawValue) (\(frame.reason.rawValue))",
+        ]
         if let state = frame.activityState, state != "ongoing" { parts.append("state=\(state)") }
         if let outcome = frame.outcome { parts.append("outcome=\(outcome.rawValue)") }
         let content = frame.content

@@ -330,7 +330,8 @@ public actor StateObjectSink: Sink {
     static func classify(_ error: HTTPClientError, baseURL: String) -> SinkError {
         switch error.code {
         case .tls, .pinMismatch:
-            return SinkError(.authentication, code: error.code.description, message: "TLS to \(baseURL) failed: \(error.message)")
+            return SinkError(
+                .authentication, code: error.code.description, message: "TLS to \(baseURL) failed: \(error.message)")
         case .invalidURL, .invalidRequest:
             return SinkError(
                 .authentication, code: error.code.description, message: "invalid state-object URL: \(error.message)")
@@ -349,9 +350,11 @@ public actor StateObjectSink: Sink {
             let hint =
                 problem.has("API_KEY_REQUIRED")
                 ? "the service received no API key — set \(configuration.keyPath)"
-                    + (configuration.apiKeyHeader.lowercased() == "x-api-key" ? "" : " (sent as \(configuration.apiKeyHeader))")
+                    + (configuration.apiKeyHeader.lowercased() == "x-api-key"
+                        ? "" : " (sent as \(configuration.apiKeyHeader))")
                 : "the service refused the API key — check \(configuration.keyPath)"
-            return SinkError(.authentication, code: code ?? "INVALID_API_KEY", status: 401, message: "\(hint) (\(summary))")
+            return SinkError(
+                .authentication, code: code ?? "INVALID_API_KEY", status: 401, message: "\(hint) (\(summary))")
         case 402 where problem.has("FREE_TIER_LIMIT_REACHED"):
             let reset = CivilTime(unixSeconds: clock.now).startOfNextMonth
             return SinkError(
@@ -360,10 +363,12 @@ public actor StateObjectSink: Sink {
         case 404:
             return SinkError(
                 .rejected, code: code, status: 404,
-                message: "not found\(subject): \(summary) — check the sink's paths (a route may differ from the default)")
+                message:
+                    "not found\(subject): \(summary) — check the sink's paths (a route may differ from the default)")
         case 429:
             let header = response.headers.first(name: "Retry-After").flatMap { Double($0.trimmingCharacters()) }
-            return SinkError(.rateLimited(retryAfter: header ?? 60), code: code, status: 429, message: "rate limited (\(summary))")
+            return SinkError(
+                .rateLimited(retryAfter: header ?? 60), code: code, status: 429, message: "rate limited (\(summary))")
         case 500...599:
             return SinkError(.unavailable, code: code, status: response.status, message: "server error: \(summary)")
         default:
@@ -390,7 +395,8 @@ public actor StateObjectSink: Sink {
         do {
             json = try store.readJSON(activityKey(slug))
         } catch {
-            logger.warning("stored activity unreadable; it will be started again", ["slug": slug, "error": error.description])
+            logger.warning(
+                "stored activity unreadable; it will be started again", ["slug": slug, "error": error.description])
             return nil
         }
         guard let json, let id = json["id"]?.stringValue else { return nil }
