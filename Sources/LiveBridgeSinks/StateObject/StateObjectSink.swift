@@ -315,6 +315,7 @@ public actor StateObjectSink: Sink {
             health?.setDetail("quota", "free tier limit reached; no calls until \(RFC3339.format(reset))")
         case .rejected:
             let key = "\(error.status ?? 0) \(error.message)"
+            if loggedRefusals.count >= 64 { loggedRefusals.removeAll() }
             if loggedRefusals.insert(key).inserted {
                 logger.error("state-object service refused a call", ["sink": name, "error": error.description])
             } else {
