@@ -274,6 +274,8 @@ struct StateObjectSinkTests {
                 "rejected"
             ),
             (.answer(status: 415, message: "Unsupported Media Type"), "rejected"),
+            (.answer(status: 402, message: "FREE_TIER_LIMIT_REACHED"), "quota"),
+            (.answer(status: 404, message: "Cannot POST /api/activities"), "rejected"),
             (.rateLimit(retryAfter: 7), "rateLimited 7"),
             (.answer(status: 429, message: "ThrottlerException"), "rateLimited 30"),
             (.answer(status: 500, message: "Internal Server Error"), "unavailable"),
@@ -297,7 +299,10 @@ struct StateObjectSinkTests {
             case .rejected: #expect(expected == "rejected")
             case .rateLimited(let after): #expect(expected == "rateLimited \(Int(after))")
             case .unavailable: #expect(expected == "unavailable")
-            default: Issue.record("unexpected \(error)")
+            case .quotaExhausted(let until):
+                #expect(expected == "quota" && until == CivilTime(unixSeconds: harness.clock.now).startOfNextMonth)
+                #expect(await sink.isQuotaExhausted)
+                return
             }
             #expect(!error.description.contains("CANARY"))
             if case .answers(_, let messages) = fault { #expect(error.description.contains(messages[1])) }
