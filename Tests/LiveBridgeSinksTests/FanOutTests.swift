@@ -20,7 +20,7 @@ struct FanOutTests {
         let health = HealthRegistry()
         let sinks: [any Sink] = [
             PushWardSink(
-                configuration: .init(name: "phone", baseURL: pushward.baseURL, apiKey: pushwardKey, timeout: 5),
+                configuration: .init(name: "phone", baseURL: pushward.baseURL, apiKey: pushwardKey, timeout: 30),
                 transport: HTTPClient.shared, clock: clock),
             harness.sink(),
         ]

@@ -18,7 +18,7 @@ struct StateObjectFakeTests {
         let response = try await HTTPClient.shared.execute(
             HTTPRequest(
                 method: method, url: fake.baseURL + path, headers: headers, body: body.map(JSONWriter.bytes),
-                timeout: 5))
+                timeout: 30))
         return (response.status, (try? JSONParser.parse(response.body)) ?? .null)
     }
 
@@ -196,7 +196,7 @@ struct StateObjectFakeTests {
                     headers: [
                         "Content-Type": "application/json", "x-api-key": key, "X-LiveBridge-Sequence": String(sequence),
                     ],
-                    body: JSONWriter.bytes(["state": ["stage": .string("s\(sequence)")]]), timeout: 5))
+                    body: JSONWriter.bytes(["state": ["stage": .string("s\(sequence)")]]), timeout: 30))
         }
         #expect(fake.violations.count == 1 && fake.violations[0].contains("out of order"))
     }

@@ -26,9 +26,11 @@ struct StateObjectHarness {
         brand: StateObjectBrand = StateObjectBrand(name: "SABnzbd", color: "cyan"),
         logger: Logger = .disabled, health: HealthReporter? = nil
     ) -> StateObjectSink {
+        // A generous per-request bound: when the whole package's tests run on two cores, other
+        // suites briefly block the task pool (synchronous openssl runs, CPU-bound properties).
         StateObjectSink(
             configuration: .init(
-                name: "watch", baseURL: fake.baseURL, apiKey: apiKey, paths: paths, brand: brand, timeout: 5,
+                name: "watch", baseURL: fake.baseURL, apiKey: apiKey, paths: paths, brand: brand, timeout: 30,
                 keyPath: "sinks[1].apiKey"),
             transport: HTTPClient.shared, store: store, clock: clock, logger: logger, health: health)
     }
