@@ -146,6 +146,10 @@ public actor StateObjectSink: Sink {
             return DeliveryReceipt(requests: calls, appliedAt: clock.now)
         }
 
+        if !buttonStyling {
+            // The plan refused styling (perhaps while this slug's call was in flight): never clear it.
+            current.state["actionColorHex"] = nil
+        }
         if frame.kind == .end {
             let changes = StateObjectMerge.changes(from: current.state, to: desired)
             let request = StateObjectRequests.end(configuration.paths, id: current.id, changes: changes)
