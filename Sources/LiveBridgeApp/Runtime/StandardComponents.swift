@@ -24,6 +24,8 @@ enum StandardComponents {
                     transport: services.http, clock: services.clock)
             },
             mqttSink,
+            stateObjectSink,
+            consoleSink,
         ]
     }
 
