@@ -53,7 +53,7 @@ struct EconomyPropertyTests {
         for _ in 0..<20 {
             let result = simulation.run(Self.randomTrajectory(&rng))
             // A static bar is corrected at the next observation: one 3 s sample of the fastest speed.
-            #expect(result.maxError <= settings.maxDisplayError + 3.0 / 600, "max error \(result.maxError)")
+            #expect(result.maxError <= settings.staticMaxDisplayError + 3.0 / 600, "max error \(result.maxError)")
         }
     }
 }

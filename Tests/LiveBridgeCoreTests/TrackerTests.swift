@@ -256,8 +256,8 @@ struct TrackerTests {
         job.end()
         let result = EconomySimulation(model: .static, settings: settings).run(job.updates)
         #expect(!result.pushes.contains { $0.frame.patch["live_progress"] == true })
-        #expect(result.maxError <= settings.maxDisplayError + 0.011)
-        #expect(result.totalPushes > 30)
+        #expect(result.maxError <= settings.staticMaxDisplayError + 0.011)
+        #expect(result.totalPushes > 10)
     }
 
     @Test("heartbeats keep a paused activity alive before stale_ttl")

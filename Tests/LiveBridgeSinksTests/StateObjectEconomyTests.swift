@@ -171,26 +171,25 @@ struct StateObjectEconomyTests {
               static:        \(still)
 
             """
-        // Candidate static-only settings (the tracker shares one EconomySettings today; see docs/sinks.md).
+        // Alternative static settings, for comparison with the defaults (docs/sinks.md).
         let variants: [(epsilon: Double, interval: Double, etaMinimum: Double, etaFraction: Double)] = [
-            (0.03, 30, 120, 0.25), (0.05, 60, 60, 0.10), (0.05, 60, 120, 0.25), (0.10, 120, 120, 0.25),
+            (0.03, 30, 60, 0.10), (0.03, 30, 120, 0.25), (0.05, 60, 60, 0.10), (0.10, 120, 120, 0.25),
         ]
         for variant in variants {
             var settings = EconomySettings()
-            settings.maxDisplayError = variant.epsilon
+            settings.staticMaxDisplayError = variant.epsilon
             settings.staticMinimumInterval = variant.interval
-            settings.etaToleranceMinimum = variant.etaMinimum
-            settings.etaToleranceFraction = variant.etaFraction
+            settings.staticETAToleranceMinimum = variant.etaMinimum
+            settings.staticETAToleranceFraction = variant.etaFraction
             let figures = measure(updates, model: .static, settings: settings)
             report += "  static ε \(variant.epsilon), ≥ \(Int(variant.interval)) s, "
             report += "label ± max(\(Int(variant.etaMinimum)) s, "
             report += "\(Int(variant.etaFraction * 100)) %): \(figures)\n"
         }
         print(report, terminator: "")
-        #expect(still.pushes > interpolating.pushes)
         #expect(interpolating.maxError <= 0.06 && still.maxError <= 0.08)
         #expect((still.calls ?? 0) <= still.pushes)
-        #expect((still.labelErrorP95 ?? 99) <= 6, "the label may lag by the ETA tolerance, 10 % of the remaining time")
+        #expect((still.labelErrorP95 ?? 99) <= 15, "the label may lag by the ETA tolerance, 25 % of the remaining time")
     }
 
     @Test("one-hour download at a perfectly steady rate: what the static label costs by itself")
@@ -198,24 +197,21 @@ struct StateObjectEconomyTests {
         let updates = Self.hourUpdates(start: 1_781_517_600, steady: true)
         let interpolating = measure(updates, model: .interpolating)
         let still = measure(updates, model: .static)
-        var wide = EconomySettings()
-        wide.etaToleranceMinimum = 120
-        wide.etaToleranceFraction = 0.25
-        let wideLabel = measure(updates, model: .static, settings: wide)
-        var proposed = wide
-        proposed.maxDisplayError = 0.05
-        proposed.staticMinimumInterval = 60
-        let proposal = measure(updates, model: .static, settings: proposed)
+        var narrow = EconomySettings()
+        narrow.staticMaxDisplayError = 0.03
+        narrow.staticMinimumInterval = 30
+        narrow.staticETAToleranceMinimum = 60
+        narrow.staticETAToleranceFraction = 0.10
+        let narrowStatic = measure(updates, model: .static, settings: narrow)
         print(
             """
             steady hour (\(updates.count) observations)
               interpolating: \(interpolating)
-              static:        \(still)
-              static, label ± max(120 s, 25 %): \(wideLabel)
-              static ε 0.05, ≥ 60 s, label ± max(120 s, 25 %): \(proposal)
+              static (defaults: ε 0.05, ≥ 60 s, label ± max(120 s, 25 %)): \(still)
+              static (ε 0.03, ≥ 30 s, label ± max(60 s, 10 %)): \(narrowStatic)
             """)
         #expect(interpolating.pushes < still.pushes)
-        #expect(wideLabel.pushes < still.pushes && proposal.pushes < wideLabel.pushes)
+        #expect(still.pushes < narrowStatic.pushes)
     }
 
     @Test("SABnzbd a-steady recording (62 s): pushes and error on both models")

@@ -121,6 +121,11 @@ public enum ConfigLoader {
             economy.dismissalTTL = Int(reader.duration("dismissalTTL", default: Double(economy.dismissalTTL), range: 0...14_400))
             economy.staticMinimumInterval = reader.duration(
                 "staticMinimumInterval", default: economy.staticMinimumInterval, range: 0...3600)
+            economy.staticMaxDisplayError =
+                reader.double("staticMaxDisplayError", default: economy.staticMaxDisplayError, range: 0.001...0.5)!
+            economy.staticETAToleranceMinimum = reader.duration(
+                "staticEtaTolerance", default: economy.staticETAToleranceMinimum, range: 1...3600)
+            economy.etaPersistence = reader.duration("etaPersistence", default: economy.etaPersistence, range: 0...600)
             reader.finish()
         }
         let levelText = root.string("logLevel", default: "info")

@@ -80,6 +80,7 @@ public struct ActivityTracker: Sendable {
     private var staleTTL: Double = 0
     private var suppressedDeadline: Double?
     private var needsResync = false
+    private var etaDeviationSince: Double?
     private var priority: Int?
     public private(set) var sequence = 0
 
@@ -217,7 +218,7 @@ public struct ActivityTracker: Sendable {
         return lastPushAt + max(staleTTL - margin, staleTTL / 2)
     }
 
-    private func pushReason(
+    private mutating func pushReason(
         _ update: ActivityUpdate, stable: JSONValue, phaseKind: String, at now: Double, budget: BudgetPressure
     ) -> PushReason? {
         if needsResync { return .resync }
@@ -227,7 +228,7 @@ public struct ActivityTracker: Sendable {
         if budget.exhausted { return nil }
         guard let truth, let anchor else { return .resync }
         let t = truth.time
-        let epsilon = settings.maxDisplayError * budget.widening
+        let epsilon = (model == .static ? settings.staticMaxDisplayError : settings.maxDisplayError) * budget.widening
         if let due = heartbeatDue, now >= due { return .heartbeat }
         let sinceLastPush = now - (lastPushAt ?? 0)
         let staticSpacingOK = model == .interpolating || sinceLastPush >= settings.staticMinimumInterval
@@ -260,10 +261,13 @@ public struct ActivityTracker: Sendable {
                 let trueRemaining = max(0, finish - t)
                 let pushedMinutes = (pushed / 60).rounded(.up)
                 let trueMinutes = (trueRemaining / 60).rounded(.up)
-                let tolerance = max(settings.etaToleranceMinimum, settings.etaToleranceFraction * trueRemaining)
+                let tolerance =
+                    max(settings.staticETAToleranceMinimum, settings.staticETAToleranceFraction * trueRemaining)
                     * budget.widening
-                if pushedMinutes != trueMinutes, abs(pushed - trueRemaining) > tolerance, staticSpacingOK {
-                    return .etaMoved
+                if pushedMinutes != trueMinutes, abs(pushed - trueRemaining) > tolerance {
+                    if etaPersisted(since: t), staticSpacingOK { return .etaMoved }
+                } else {
+                    etaDeviationSince = nil
                 }
             } else if !countdownOnly, truth.finish != nil, stored["remaining_time"] == nil, staticSpacingOK {
                 return .etaMoved
@@ -281,13 +285,25 @@ public struct ActivityTracker: Sendable {
                     * budget.widening
                 let expected = self.endDate(
                     forFinish: finish, progress: truth.progress ?? anchor.progress, fixed: truth.fixedFinish, at: t)
-                if abs(expected - endDate) > tolerance { return .etaMoved }
+                if abs(expected - endDate) > tolerance {
+                    if etaPersisted(since: t) { return .etaMoved }
+                } else {
+                    etaDeviationSince = nil
+                }
             } else if !gliding, remaining >= max(60, 3 * settings.liveMinimumWindow) {
                 // An estimate appeared (or came back): start gliding instead of standing still.
                 return .etaMoved
             }
         }
         return nil
+    }
+
+    /// True once an ETA deviation first seen at or before `t` has lasted `etaPersistence`: a
+    /// source's estimate jitters, and a push for a blip would be spent for nothing.
+    private mutating func etaPersisted(since t: Double) -> Bool {
+        let since = etaDeviationSince ?? t
+        etaDeviationSince = since
+        return t - since >= settings.etaPersistence
     }
 
     // MARK: - Frames
@@ -466,6 +482,7 @@ public struct ActivityTracker: Sendable {
         anchor = newAnchor
         lastPushAt = now
         suppressedDeadline = nil
+        etaDeviationSince = nil
         sequence += 1
         return ActivityFrame(
             slug: slug, name: name, kind: kind, activityState: state ?? (kind == .update ? "ongoing" : nil),

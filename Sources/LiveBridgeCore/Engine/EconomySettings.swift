@@ -39,8 +39,18 @@ public struct EconomySettings: Sendable, Hashable {
     public var fixedFinishGrace: Double = 10
     /// A truth older than this is not extrapolated; the bar is frozen at it instead.
     public var truthMaximumAge: Double = 120
+    /// An ETA deviation beyond the tolerance must last this long (seconds) before it is pushed.
+    public var etaPersistence: Double = 30
+    /// Static sinks (no interpolation on the device): ε. Every correction of a static bar is a
+    /// push, so the default is wider than the interpolating one.
+    public var staticMaxDisplayError: Double = 0.05
     /// Static sinks: at least this many seconds between two non-structural pushes.
-    public var staticMinimumInterval: Double = 30
+    public var staticMinimumInterval: Double = 60
+    /// Static sinks: the "N min" label is corrected when off by more than max(this, fraction ×
+    /// remaining).
+    public var staticETAToleranceMinimum: Double = 120
+    /// See `staticETAToleranceMinimum`.
+    public var staticETAToleranceFraction: Double = 0.25
 
     public init() {}
 
