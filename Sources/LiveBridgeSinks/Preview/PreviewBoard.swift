@@ -176,6 +176,11 @@ public struct PreviewLogEntry: Sendable, Hashable {
     public struct Change: Sendable, Hashable {
         public var key: String
         public var value: JSONValue
+
+        public init(key: String, value: JSONValue) {
+            self.key = key
+            self.value = value
+        }
     }
 
     public var time: Double
