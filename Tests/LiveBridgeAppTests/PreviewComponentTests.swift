@@ -1,3 +1,4 @@
+import Foundation
 import LiveBridgeCore
 import LiveBridgeNet
 import LiveBridgeSinks
@@ -31,6 +32,21 @@ struct PreviewComponentTests {
         let fallback = try #require(sinks.last as? PreviewSink)
         #expect(fallback.configuration.listen == "127.0.0.1:8787" && fallback.configuration.title == "LiveBridge preview")
         #expect(page.url == nil && fallback.url == nil)
+    }
+
+    @Test("examples/preview.json5 builds a preview sink as documented")
+    func example() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
+        let text = try String(contentsOfFile: root + "/examples/preview.json5", encoding: .utf8)
+        let config = try ConfigLoader.parse(text: text, environment: [:])
+        let services = RuntimeServices(
+            dataDir: "/tmp/unused", store: MemoryStateStore(), clock: SteppingClock(), logger: .disabled,
+            metrics: MetricsRegistry(), health: HealthRegistry(), http: HTTPClient.shared, economy: config.economy)
+        let sinks = try ComponentRegistry(sinks: [StandardComponents.previewSink], sources: []).build(config, services: services)
+            .sinks
+        let preview = try #require(sinks.first as? PreviewSink)
+        #expect(preview.configuration == .init(name: "preview", listen: "127.0.0.1:8787", title: "Home lab"))
     }
 
     @Test("a bad listen address, an empty title and an unknown key are reported with their paths")
