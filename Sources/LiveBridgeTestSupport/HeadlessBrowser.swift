@@ -46,7 +46,8 @@ public struct HeadlessBrowser: Sendable {
             timeout: timeout)
         guard result.status == 0, result.stdout.contains("<html") else {
             throw ChildProcessError(
-                message: "chromium --dump-dom \(url) exited with \(result.status) and no DOM: \(result.stderr.suffix(2000))")
+                message:
+                    "chromium --dump-dom \(url) exited with \(result.status) and no DOM: \(result.stderr.suffix(2000))")
         }
         return result.stdout
     }

@@ -13,7 +13,8 @@ struct PreviewComponentTests {
         let config = try ConfigLoader.parse(text: "{ dataDir: \"/tmp/unused\", sinks: [ \(sinks) ] }", environment: [:])
         let clock = SteppingClock()
         let services = RuntimeServices(
-            dataDir: config.dataDir, store: MemoryStateStore(), clock: clock, logger: .disabled, metrics: MetricsRegistry(),
+            dataDir: config.dataDir, store: MemoryStateStore(), clock: clock, logger: .disabled,
+            metrics: MetricsRegistry(),
             health: HealthRegistry(), http: HTTPClient.shared, economy: config.economy)
         return try ComponentRegistry(sinks: [StandardComponents.previewSink], sources: [])
             .build(config, services: services).sinks
@@ -30,7 +31,8 @@ struct PreviewComponentTests {
         #expect(page.name == "page" && page.type == "preview" && page.displayModel == .interpolating)
         #expect(page.configuration.listen == "127.0.0.1:0" && page.configuration.title == "Home lab")
         let fallback = try #require(sinks.last as? PreviewSink)
-        #expect(fallback.configuration.listen == "127.0.0.1:8787" && fallback.configuration.title == "LiveBridge preview")
+        #expect(
+            fallback.configuration.listen == "127.0.0.1:8787" && fallback.configuration.title == "LiveBridge preview")
         #expect(page.url == nil && fallback.url == nil)
     }
 
@@ -43,8 +45,10 @@ struct PreviewComponentTests {
         let services = RuntimeServices(
             dataDir: "/tmp/unused", store: MemoryStateStore(), clock: SteppingClock(), logger: .disabled,
             metrics: MetricsRegistry(), health: HealthRegistry(), http: HTTPClient.shared, economy: config.economy)
-        let sinks = try ComponentRegistry(sinks: [StandardComponents.previewSink], sources: []).build(config, services: services)
-            .sinks
+        let sinks = try ComponentRegistry(sinks: [StandardComponents.previewSink], sources: []).build(
+            config, services: services
+        )
+        .sinks
         let preview = try #require(sinks.first as? PreviewSink)
         #expect(preview.configuration == .init(name: "preview", listen: "127.0.0.1:8787", title: "Home lab"))
     }
@@ -70,7 +74,8 @@ struct PreviewComponentTests {
             return ActivityEngine.Binding(
                 sink: sink,
                 queue: DeliveryQueue(
-                    sink: sink, clock: clock, logger: .disabled, metrics: MetricsRegistry(), health: .detached(clock: clock),
+                    sink: sink, clock: clock, logger: .disabled, metrics: MetricsRegistry(),
+                    health: .detached(clock: clock),
                     ledger: ledger),
                 ledger: ledger)
         }

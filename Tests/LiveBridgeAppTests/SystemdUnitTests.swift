@@ -24,7 +24,8 @@ struct SystemdUnitTests {
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }
         throw UnitTestError(
-            description: "systemd-analyze not found; install it with `make deps` (scripts/deps/40-browser.sh installs systemd)")
+            description:
+                "systemd-analyze not found; install it with `make deps` (scripts/deps/40-browser.sh installs systemd)")
     }
 
     /// Runs `tool` to completion and returns its exit status and everything it printed (stdout and
@@ -51,7 +52,8 @@ struct SystemdUnitTests {
         try "#!/bin/sh\nexit 0\n".write(toFile: stand, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: stand)
         let copy = directory.file("livebridge.service")
-        try unit.replacingOccurrences(of: installedBinary, with: stand).write(toFile: copy, atomically: true, encoding: .utf8)
+        try unit.replacingOccurrences(of: installedBinary, with: stand).write(
+            toFile: copy, atomically: true, encoding: .utf8)
         return copy
     }
 
@@ -60,7 +62,9 @@ struct SystemdUnitTests {
         var result: [String: [String]] = [:]
         for line in unit.split(separator: "\n") {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
-            guard !trimmed.hasPrefix("#"), !trimmed.hasPrefix("["), let equals = trimmed.firstIndex(of: "=") else { continue }
+            guard !trimmed.hasPrefix("#"), !trimmed.hasPrefix("["), let equals = trimmed.firstIndex(of: "=") else {
+                continue
+            }
             result[String(trimmed[..<equals]), default: []].append(String(trimmed[trimmed.index(after: equals)...]))
         }
         return result
@@ -95,7 +99,8 @@ struct SystemdUnitTests {
         }
         // The config the unit loads is the one `make install` writes.
         let makefile = try String(contentsOfFile: Self.packageRoot + "/Makefile", encoding: .utf8)
-        #expect(makefile.contains("CONFIG_DIR ?= /etc/livebridge") && makefile.contains("$(CONFIG_DIR)/livebridge.json5"))
+        #expect(
+            makefile.contains("CONFIG_DIR ?= /etc/livebridge") && makefile.contains("$(CONFIG_DIR)/livebridge.json5"))
 
         // systemd's own exposure score (0 = locked down, 10 = exposed); "OK" starts below 4.
         let tool = try Self.systemdAnalyze()

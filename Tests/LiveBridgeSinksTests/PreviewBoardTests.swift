@@ -13,7 +13,8 @@ struct PreviewBoardTests {
     var sequence = 0
 
     mutating func frame(
-        _ kind: FrameKind, patch: JSONValue, content: JSONValue? = nil, state: String? = "ongoing", slug: String = "job",
+        _ kind: FrameKind, patch: JSONValue, content: JSONValue? = nil, state: String? = "ongoing",
+        slug: String = "job",
         outcome: ActivityOutcome? = nil, priority: Int? = nil, reason: PushReason = .structural
     ) -> ActivityFrame {
         sequence += 1
@@ -62,7 +63,9 @@ struct PreviewBoardTests {
     @Test("the page glides from the time the push was applied, exactly like DisplayAnchor")
     mutating func glideFromAppliedTime() throws {
         var board = PreviewBoard()
-        board.apply(frame(.seed, patch: ["template": "generic", "progress": 0.2, "end_date": 1600, "live_progress": true]), at: 1000)
+        board.apply(
+            frame(.seed, patch: ["template": "generic", "progress": 0.2, "end_date": 1600, "live_progress": true]),
+            at: 1000)
         let activity = try #require(board.activity("job"))
         #expect(abs(activity.shownProgress(at: 1300) - 0.6) < 1e-12)
         #expect(activity.shownProgress(at: 1600) == 0.2)
@@ -74,7 +77,8 @@ struct PreviewBoardTests {
     @Test("an activity first seen mid-life starts from the frame's full content")
     mutating func firstSeenMidLife() throws {
         var board = PreviewBoard()
-        board.apply(frame(.update, patch: ["progress": 0.7], content: Self.seedContent.merged(["progress": 0.7])), at: 10)
+        board.apply(
+            frame(.update, patch: ["progress": 0.7], content: Self.seedContent.merged(["progress": 0.7])), at: 10)
         #expect(try #require(board.activity("job")).content["state"] == "Downloading")
         #expect(try #require(board.activity("job")).content["progress"] == 0.7)
     }
@@ -93,17 +97,20 @@ struct PreviewBoardTests {
         board.apply(frame(.seed, patch: seed, reason: .start), at: 1000)
         var activity = try #require(board.activity("job"))
         let entry = try #require(activity.log.last)
-        #expect(entry.event == .push(kind: .seed, reason: .start) && entry.time == 1000 && entry.activityState == "ongoing")
+        #expect(
+            entry.event == .push(kind: .seed, reason: .start) && entry.time == 1000 && entry.activityState == "ongoing")
         #expect(entry.changes.map(\.key) == seed.objectValue!.keys.sorted())
         let state = JSONWriter.string(board.json(now: 1001, title: "t", sink: "preview", budget: nil))
         #expect(!state.contains("CANARY"), "\(state)")
         #expect(state.contains("\"title\":\"Pause\""))
         for progress in [0.2, 0.3, 0.4, 0.5] {
-            board.apply(frame(.update, patch: ["progress": .double(progress), "end_date": .null]), at: 1000 + progress * 100)
+            board.apply(
+                frame(.update, patch: ["progress": .double(progress), "end_date": .null]), at: 1000 + progress * 100)
         }
         activity = try #require(board.activity("job"))
         #expect(activity.log.count == 3 && activity.pushes == 5)
-        #expect(activity.log.last?.changes == [.init(key: "end_date", value: .null), .init(key: "progress", value: 0.5)])
+        #expect(
+            activity.log.last?.changes == [.init(key: "end_date", value: .null), .init(key: "progress", value: 0.5)])
     }
 
     @Test("skips, invalid frames and pushes are counted per activity and in total")

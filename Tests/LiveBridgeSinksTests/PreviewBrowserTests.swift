@@ -62,7 +62,9 @@ struct PreviewBrowserTests {
         #expect(download.state == "ongoing" && download.motion == "gliding")
         #expect(abs(downloadShown - Self.downloadTruth(now)) <= 0.03, "download bar vs simulated truth")
         let downloadModel = try #require(board.activity("download")).shownProgress(at: now)
-        #expect(abs(downloadShown - downloadModel) <= 1e-4, "download bar vs DisplayAnchor: \(downloadShown) \(downloadModel)")
+        #expect(
+            abs(downloadShown - downloadModel) <= 1e-4,
+            "download bar vs DisplayAnchor: \(downloadShown) \(downloadModel)")
         #expect(download.percent == "\(Int((downloadShown * 100 + 1e-9).rounded(.down)))%")
         #expect(download.html.contains("class=\"island\""))
 

@@ -25,15 +25,33 @@ struct PreviewParityTests {
             Case(label: "just before E", anchor: glide, t: 1599.999),
             Case(label: "at E (back to p0)", anchor: glide, t: 1600),
             Case(label: "after E", anchor: glide, t: 2500),
-            Case(label: "live false", anchor: DisplayAnchor(progress: 0.2, time: 1000, endDate: 1600, live: false), t: 1300),
-            Case(label: "live without end_date", anchor: DisplayAnchor(progress: 0.2, time: 1000, endDate: nil, live: true), t: 1300),
-            Case(label: "E in the past at push time, before", anchor: DisplayAnchor(progress: 0.3, time: 1000, endDate: 900, live: true), t: 950),
-            Case(label: "E in the past at push time, after", anchor: DisplayAnchor(progress: 0.3, time: 1000, endDate: 900, live: true), t: 1100),
-            Case(label: "E equal to t0", anchor: DisplayAnchor(progress: 0.3, time: 1000, endDate: 1000, live: true), t: 1000),
-            Case(label: "p0 = 1 gliding", anchor: DisplayAnchor(progress: 1, time: 1000, endDate: 1600, live: true), t: 1300),
-            Case(label: "p0 = 0 mid-glide", anchor: DisplayAnchor(progress: 0, time: 1000, endDate: 1600, live: true), t: 1450),
-            Case(label: "p0 above 1 is clamped", anchor: DisplayAnchor(progress: 1.4, time: 1000, endDate: 1600, live: true), t: 1300),
-            Case(label: "p0 below 0 is clamped", anchor: DisplayAnchor(progress: -0.5, time: 1000, endDate: 1600, live: true), t: 1300),
+            Case(
+                label: "live false", anchor: DisplayAnchor(progress: 0.2, time: 1000, endDate: 1600, live: false),
+                t: 1300),
+            Case(
+                label: "live without end_date",
+                anchor: DisplayAnchor(progress: 0.2, time: 1000, endDate: nil, live: true), t: 1300),
+            Case(
+                label: "E in the past at push time, before",
+                anchor: DisplayAnchor(progress: 0.3, time: 1000, endDate: 900, live: true), t: 950),
+            Case(
+                label: "E in the past at push time, after",
+                anchor: DisplayAnchor(progress: 0.3, time: 1000, endDate: 900, live: true), t: 1100),
+            Case(
+                label: "E equal to t0", anchor: DisplayAnchor(progress: 0.3, time: 1000, endDate: 1000, live: true),
+                t: 1000),
+            Case(
+                label: "p0 = 1 gliding", anchor: DisplayAnchor(progress: 1, time: 1000, endDate: 1600, live: true),
+                t: 1300),
+            Case(
+                label: "p0 = 0 mid-glide", anchor: DisplayAnchor(progress: 0, time: 1000, endDate: 1600, live: true),
+                t: 1450),
+            Case(
+                label: "p0 above 1 is clamped",
+                anchor: DisplayAnchor(progress: 1.4, time: 1000, endDate: 1600, live: true), t: 1300),
+            Case(
+                label: "p0 below 0 is clamped",
+                anchor: DisplayAnchor(progress: -0.5, time: 1000, endDate: 1600, live: true), t: 1300),
             Case(
                 label: "real Unix times, fractional push time",
                 anchor: DisplayAnchor(progress: 0.4217, time: 1_781_517_600.25, endDate: 1_781_518_399, live: true),
@@ -57,7 +75,8 @@ struct PreviewParityTests {
     static func runJavaScript(_ source: String) throws -> String {
         guard let node = HeadlessBrowser.locate(["node", "nodejs"]) else {
             throw PreviewTestError(
-                description: "Node.js not found; install it with `make deps` (scripts/deps/40-browser.sh installs nodejs)")
+                description:
+                    "Node.js not found; install it with `make deps` (scripts/deps/40-browser.sh installs nodejs)")
         }
         let directory = try TemporaryDirectory(prefix: "parity")
         defer { directory.remove() }
@@ -77,7 +96,8 @@ struct PreviewParityTests {
                 "t": .double(item.t),
             ]
         }
-        let source = PreviewPage.interpolationFunction + "\n"
+        let source =
+            PreviewPage.interpolationFunction + "\n"
             + "const cases = \(JSONWriter.string(.array(cases)));\n"
             + "console.log(JSON.stringify(cases.map(c => \(PreviewPage.interpolationFunctionName)(c.anchor, c.t))));\n"
         let output = try Self.runJavaScript(source)

@@ -19,10 +19,12 @@ enum PreviewScene {
         let rate = elapsed < 200 ? fast : faster
         var content = GenericContent(
             state: "Downloading", icon: "arrow.down.circle.fill", accentColor: "blue")
-        content.urlAction = .value(ActionObject(url: "https://sab.example.lan/", foreground: true, title: "Open", icon: "safari"))
+        content.urlAction = .value(
+            ActionObject(url: "https://sab.example.lan/", foreground: true, title: "Open", icon: "safari"))
         content.secondaryURLAction = .value(
             ActionObject(
-                url: "https://ha.example.lan/api/webhook/sab-pause", method: "POST", headers: ["X-Token": "s3cr3t-token"],
+                url: "https://ha.example.lan/api/webhook/sab-pause", method: "POST",
+                headers: ["X-Token": "s3cr3t-token"],
                 title: "Pause", icon: "pause.circle"))
         var details = GenericContent()
         details.subtitle = .value(
@@ -78,7 +80,8 @@ enum PreviewScene {
             return ActivityUpdate(
                 slug: "sabnzbd-debian", name: "SABnzbd (home) · debian", phase: .ended(.success),
                 content: GenericContent(
-                    state: "Complete", icon: "checkmark.circle.fill", subtitle: "debian-12.8.0-amd64-DVD-1.iso · 3.7 GB",
+                    state: "Complete", icon: "checkmark.circle.fill",
+                    subtitle: "debian-12.8.0-amd64-DVD-1.iso · 3.7 GB",
                     accentColor: "green"),
                 progress: 1, observedAt: t)
         }
@@ -98,7 +101,9 @@ enum PreviewScene {
 @Suite("Preview page screenshot of a realistic scene")
 struct PreviewScreenshotTests {
     /// Set `LIVEBRIDGE_UPDATE_DOCS_SCREENSHOT=1` to also copy the screenshot to docs/preview.png.
-    @Test("a download, a print at layer 120/300, a washer timer and an ended job render as cards", .timeLimit(.minutes(2)))
+    @Test(
+        "a download, a print at layer 120/300, a washer timer and an ended job render as cards", .timeLimit(.minutes(2))
+    )
     func realisticScene() async throws {
         let browser = try HeadlessBrowser()
         let harness = try await PreviewHarness.make(start: PreviewScene.start - 900, budget: 250)
@@ -107,7 +112,8 @@ struct PreviewScreenshotTests {
 
         let html = try await browser.dumpDOM(harness.url, width: 1440, height: 1180)
         let dom = PreviewDOM(html)
-        try html.write(toFile: try PreviewArtifacts.directory() + "/preview-scene.html", atomically: true, encoding: .utf8)
+        try html.write(
+            toFile: try PreviewArtifacts.directory() + "/preview-scene.html", atomically: true, encoding: .utf8)
         #expect(dom.sections.map(\.slug) == ["sabnzbd-home", "bambu-x1c", "ha-washer", "sabnzbd-debian"])
         let printer = try #require(dom.section("bambu-x1c"))
         #expect(printer.html.contains("Layer 120/300 ·"))

@@ -24,7 +24,8 @@ struct PreviewSinkTests {
     @Test("GET / serves the self-contained page; GET /api/state the model; other paths and methods are refused")
     func routes() async throws {
         let clock = VirtualClock()
-        let sink = PreviewSink(configuration: .init(name: "lab", listen: "127.0.0.1:0", title: "Lab <preview>"), clock: clock)
+        let sink = PreviewSink(
+            configuration: .init(name: "lab", listen: "127.0.0.1:0", title: "Lab <preview>"), clock: clock)
         let url = try sink.start()
         defer { sink.shutdown() }
         #expect(sink.type == "preview" && sink.displayModel == .interpolating)

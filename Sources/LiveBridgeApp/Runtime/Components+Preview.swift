@@ -9,7 +9,8 @@ extension StandardComponents {
     /// Building the sink binds nothing (so `livebridge check` works while the bridge runs);
     /// `startPreviewPages(of:logger:)` serves the pages once the engine exists.
     static var previewSink: SinkKind {
-        SinkKind(type: "preview", summary: "local web page drawing each activity as the phone shows it") { entry, services in
+        SinkKind(type: "preview", summary: "local web page drawing each activity as the phone shows it") {
+            entry, services in
             let reader = entry.reader
             let listen = reader.string("listen", default: PreviewSink.defaultListen)
             let title = reader.string("title")

@@ -59,7 +59,8 @@ public struct PreviewBoard: Sendable, Hashable {
         activity.pushes += 1
         activity.appendLog(
             PreviewLogEntry(
-                time: appliedAt, event: .push(kind: frame.kind, reason: frame.reason), activityState: frame.activityState,
+                time: appliedAt, event: .push(kind: frame.kind, reason: frame.reason),
+                activityState: frame.activityState,
                 sequence: frame.sequence, changes: PreviewLogEntry.changes(of: frame.patch)),
             limit: logLimit)
         pushes += 1
@@ -91,7 +92,8 @@ public struct PreviewBoard: Sendable, Hashable {
 
     private mutating func insert(_ activity: PreviewActivity) {
         let position =
-            activities.firstIndex { ($0.firstSeen, $0.slug) > (activity.firstSeen, activity.slug) } ?? activities.endIndex
+            activities.firstIndex { ($0.firstSeen, $0.slug) > (activity.firstSeen, activity.slug) }
+            ?? activities.endIndex
         activities.insert(activity, at: position)
         if activities.count > activityLimit {
             // Evict the least recently updated ended activity, else the least recently updated one.

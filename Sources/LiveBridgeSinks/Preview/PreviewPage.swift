@@ -15,14 +15,14 @@ public enum PreviewPage {
     /// glides `p0 + (1 − p0)(t − t0)/(E − t0)` for t0 ≤ t < E, and shows p0 again once E passes;
     /// otherwise it stands at p0 (clamped to 0…1). Exposed so tests evaluate the page's own code.
     public static let interpolationFunction = #"""
-    function shownProgress(anchor, t) {
-      const p0 = Math.min(1, Math.max(0, anchor.progress));
-      const t0 = anchor.time, end = anchor.endDate;
-      if (anchor.live !== true || typeof end !== "number" || !(end > t0)) return p0;
-      if (t < t0 || t >= end) return p0;
-      return p0 + (1 - p0) * (t - t0) / (end - t0);
-    }
-    """#
+        function shownProgress(anchor, t) {
+          const p0 = Math.min(1, Math.max(0, anchor.progress));
+          const t0 = anchor.time, end = anchor.endDate;
+          if (anchor.live !== true || typeof end !== "number" || !(end > t0)) return p0;
+          if (t < t0 || t >= end) return p0;
+          return p0 + (1 - p0) * (t - t0) / (end - t0);
+        }
+        """#
 
     /// The whole page with `title` (HTML-escaped) in the header.
     public static func html(title: String) -> String {

@@ -74,7 +74,8 @@ public final class PreviewSink: Sink {
         if let url {
             return ProbeResult(ok: true, detail: "preview page at \(url)")
         }
-        return ProbeResult(ok: true, detail: "serves the preview page at http://\(configuration.listen)/ while livebridge runs")
+        return ProbeResult(
+            ok: true, detail: "serves the preview page at http://\(configuration.listen)/ while livebridge runs")
     }
 
     // MARK: - Serving the page
@@ -204,7 +205,8 @@ public final class PreviewSink: Sink {
         var response: HTTPServerResponse
         switch request.path {
         case "/", "/index.html":
-            response = HTTPServerResponse(status: 200, headers: ["Content-Type": "text/html; charset=utf-8"], body: page)
+            response = HTTPServerResponse(
+                status: 200, headers: ["Content-Type": "text/html; charset=utf-8"], body: page)
             response.headers.add(
                 name: "Content-Security-Policy",
                 value: "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
