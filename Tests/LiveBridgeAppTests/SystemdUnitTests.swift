@@ -18,30 +18,19 @@ struct SystemdUnitTests {
     static let installedBinary = "/usr/local/bin/livebridge"
 
     static func systemdAnalyze() throws -> String {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for directory in path.split(separator: ":").map(String.init) + ["/usr/bin", "/bin"] {
-            let candidate = directory + "/systemd-analyze"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        guard let tool = ExternalTool.locate(["systemd-analyze"]) else {
+            throw UnitTestError(
+                description:
+                    "systemd-analyze not found; install it with `make deps` (scripts/deps/40-browser.sh installs systemd)"
+            )
         }
-        throw UnitTestError(
-            description:
-                "systemd-analyze not found; install it with `make deps` (scripts/deps/40-browser.sh installs systemd)")
+        return tool
     }
 
-    /// Runs `tool` to completion and returns its exit status and everything it printed (stdout and
-    /// stderr, read to the end so no remark is lost).
-    static func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    /// Runs `tool` to completion; returns its exit status and everything it printed.
+    static func run(_ tool: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let outcome = try await ExternalTool.run(tool, arguments, timeout: 30)
+        return (outcome.status, outcome.stdout + outcome.stderr)
     }
 
     /// A copy of the unit in a temporary directory, `ExecStart` pointing at a stand-in binary.
@@ -71,20 +60,20 @@ struct SystemdUnitTests {
     }
 
     @Test("systemd-analyze verify accepts the unit without a single remark", .timeLimit(.minutes(1)))
-    func verifies() throws {
+    func verifies() async throws {
         let tool = try Self.systemdAnalyze()
         let directory = try TemporaryDirectory(prefix: "systemd")
         defer { directory.remove() }
         let copy = try Self.verifiableCopy(in: directory)
         // Exit status 0; remarks about our unit would name it (other units' noise is the host's).
-        let (status, output) = try Self.run(tool, ["verify", copy])
+        let (status, output) = try await Self.run(tool, ["verify", copy])
         #expect(status == 0, "systemd-analyze verify exited with \(status): \(output)")
         let remarks = output.split(separator: "\n").filter { $0.contains("livebridge") }
         #expect(remarks.isEmpty, "systemd-analyze verify: \(remarks.joined(separator: "\n"))")
     }
 
     @Test("the unit is hardened: dynamic user, state directory, read-only system, few address families")
-    func hardened() throws {
+    func hardened() async throws {
         let unit = try String(contentsOfFile: Self.unitPath, encoding: .utf8)
         let values = Self.directives(unit)
         let required: [String: String] = [
@@ -107,7 +96,7 @@ struct SystemdUnitTests {
         let directory = try TemporaryDirectory(prefix: "systemd")
         defer { directory.remove() }
         let copy = try Self.verifiableCopy(in: directory)
-        let (status, report) = try Self.run(tool, ["security", "--offline=yes", "--no-pager", copy])
+        let (status, report) = try await Self.run(tool, ["security", "--offline=yes", "--no-pager", copy])
         #expect(status == 0, "systemd-analyze security exited with \(status): \(report.suffix(1000))")
         let line = try #require(report.split(separator: "\n").first { $0.contains("Overall exposure level") })
         let score = line.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) }

@@ -72,8 +72,8 @@ struct PreviewParityTests {
         return cases
     }()
 
-    static func runJavaScript(_ source: String) throws -> String {
-        guard let node = HeadlessBrowser.locate(["node", "nodejs"]) else {
+    static func runJavaScript(_ source: String) async throws -> String {
+        guard let node = ExternalTool.locate(["node", "nodejs"]) else {
             throw PreviewTestError(
                 description:
                     "Node.js not found; install it with `make deps` (scripts/deps/40-browser.sh installs nodejs)")
@@ -82,11 +82,15 @@ struct PreviewParityTests {
         defer { directory.remove() }
         let script = directory.file("parity.js")
         try source.write(toFile: script, atomically: true, encoding: .utf8)
-        return try ChildProcess.run(node, [script])
+        let outcome = try await ExternalTool.run(node, [script], timeout: 30)
+        guard outcome.status == 0 else {
+            throw PreviewTestError(description: "node exited with \(outcome.status): \(outcome.stderr.suffix(2000))")
+        }
+        return outcome.stdout
     }
 
     @Test("the page's shownProgress equals DisplayAnchor.shown for every case", .timeLimit(.minutes(1)))
-    func parity() throws {
+    func parity() async throws {
         let cases: [JSONValue] = Self.table.map { item in
             [
                 "anchor": [
@@ -100,7 +104,7 @@ struct PreviewParityTests {
             PreviewPage.interpolationFunction + "\n"
             + "const cases = \(JSONWriter.string(.array(cases)));\n"
             + "console.log(JSON.stringify(cases.map(c => \(PreviewPage.interpolationFunctionName)(c.anchor, c.t))));\n"
-        let output = try Self.runJavaScript(source)
+        let output = try await Self.runJavaScript(source)
         let results = try JSONParser.parse(output.trimmingCharacters(in: .whitespacesAndNewlines)).arrayValue ?? []
         try #require(results.count == Self.table.count, "node printed: \(output.prefix(500))")
         for (item, result) in zip(Self.table, results) {
