@@ -88,11 +88,26 @@ extension PreviewPage {
           const l = luminance(hex);
           return (l + 0.05) / 0.05 > 1.05 / (l + 0.05) ? "#000000" : "#FFFFFF";
         }
+        function contrastRatio(a, b) {
+          const la = luminance(a), lb = luminance(b);
+          return (Math.max(la, lb) + 0.05) / (Math.min(la, lb) + 0.05);
+        }
+        /**
+         * The card's colours. Text without text_color: black or white, whichever contrasts more.
+         * An accent that would vanish into its background (a yellow bar on a yellow card, a black
+         * icon in the always-dark island) is drawn in the text colour there instead.
+         */
         function palette(content) {
           const accent = parseColour(content.accent_color) || DEFAULT_ACCENT;
           const background = parseColour(content.background_color);
-          const text = parseColour(content.text_color) || contrastOn((background || DEFAULT_CARD).slice(0, 7));
-          return {accent, background, text, onAccent: contrastOn(accent.slice(0, 7))};
+          const base = (background || DEFAULT_CARD).slice(0, 7);
+          const text = parseColour(content.text_color) || contrastOn(base);
+          const cardAccent = contrastRatio(accent.slice(0, 7), base) < 1.5 ? text : accent;
+          const islandAccent = contrastRatio(accent.slice(0, 7), "#000000") < 1.5 ? "#FFFFFF" : accent;
+          return {
+            accent: cardAccent, islandAccent, background, text,
+            onAccent: contrastOn(cardAccent.slice(0, 7)), onIslandAccent: contrastOn(islandAccent.slice(0, 7))
+          };
         }
 
         function el(tag, className, text) {
@@ -181,12 +196,12 @@ extension PreviewPage {
           } else {
             const island = el("div", "island");
             island.dataset.role = "island";
-            if (c.icon) island.append(iconElement(c.icon, pal.accent, pal.onAccent));
+            if (c.icon) island.append(iconElement(c.icon, pal.islandAccent, pal.onIslandAccent));
             island.append(el("span", "itext", c.state || activity.name));
             view.islandEta = el("span", "ieta");
-            view.islandEta.style.color = pal.accent;
+            view.islandEta.style.color = pal.islandAccent;
             island.append(view.islandEta);
-            const r = ring(pal.accent);
+            const r = ring(pal.islandAccent);
             view.ring = r.arc;
             island.append(r.svg);
             stage.append(island);
