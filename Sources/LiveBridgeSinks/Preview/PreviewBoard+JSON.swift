@@ -7,6 +7,7 @@ public struct PreviewBudget: Sendable, Hashable {
     /// The configured monthly budget; nil = unlimited.
     public var limit: Int?
 
+    /// A count of `used` updates against `limit` (nil = no budget).
     public init(used: Int, limit: Int?) {
         self.used = used
         self.limit = limit

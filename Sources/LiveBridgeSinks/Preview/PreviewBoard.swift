@@ -115,10 +115,13 @@ public struct PreviewActivity: Sendable, Hashable {
         case ongoing, ended
     }
 
+    /// The activity's slug.
     public var slug: String
+    /// Its display name, from the latest frame.
     public var name: String
     /// The generic content after every push so far (what the phone draws from).
     public var content: JSONValue
+    /// Ongoing or ended, from the frames' `state`.
     public var state: State = .ongoing
     /// How the job ended, once an end frame said so.
     public var outcome: ActivityOutcome?
@@ -176,19 +179,25 @@ public struct PreviewLogEntry: Sendable, Hashable {
 
     /// One member of the pushed patch, with secrets masked; `null` means "deleted".
     public struct Change: Sendable, Hashable {
+        /// The content field.
         public var key: String
+        /// Its new value (`null` = deleted), secrets masked.
         public var value: JSONValue
 
+        /// A change of `key` to `value`.
         public init(key: String, value: JSONValue) {
             self.key = key
             self.value = value
         }
     }
 
+    /// When it happened (for a push: when it was applied).
     public var time: Double
+    /// A push or a frame refused by validation.
     public var event: Event
     /// The PATCH `state` the frame carried, if any.
     public var activityState: String?
+    /// The frame's sequence number in its tracker.
     public var sequence: Int?
     /// The patch's members sorted by key.
     public var changes: [Change]

@@ -22,6 +22,7 @@ public final class PreviewSink: Sink {
         /// Heading of the page.
         public var title: String
 
+        /// Settings; `title` nil means "LiveBridge preview".
         public init(name: String = "preview", listen: String = PreviewSink.defaultListen, title: String? = nil) {
             self.name = name
             self.listen = listen
@@ -39,9 +40,13 @@ public final class PreviewSink: Sink {
         case stopped
     }
 
+    /// The settings the sink was built with.
     public let configuration: Configuration
+    /// The configured name.
     public var name: String { configuration.name }
+    /// Always `preview`.
     public var type: String { "preview" }
+    /// Interpolating, like PushWard: the page shows what the phone shows.
     public var displayModel: DisplayModel { .interpolating }
 
     private let clock: any TimeSource
@@ -232,10 +237,12 @@ public struct PreviewSinkError: Error, Sendable, Hashable, CustomStringConvertib
     /// What happened and what to do.
     public var message: String
 
+    /// An error of sink `sink`.
     public init(sink: String, message: String) {
         self.sink = sink
         self.message = message
     }
 
+    /// `preview sink "name": message`.
     public var description: String { "preview sink \"\(sink)\": \(message)" }
 }
