@@ -112,7 +112,10 @@ public struct PreviewBoard: Sendable, Hashable {
 public struct PreviewActivity: Sendable, Hashable {
     /// The Live Activity's state on the service.
     public enum State: String, Sendable, Hashable {
-        case ongoing, ended
+        /// A Live Activity is running (on the Lock Screen and in the Dynamic Island).
+        case ongoing
+        /// Ended: the card lingers on the Lock Screen, gone from the Dynamic Island.
+        case ended
     }
 
     /// The activity's slug.
