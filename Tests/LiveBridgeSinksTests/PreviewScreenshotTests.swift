@@ -116,7 +116,7 @@ struct PreviewScreenshotTests {
             toFile: try PreviewArtifacts.directory() + "/preview-scene.html", atomically: true, encoding: .utf8)
         #expect(dom.sections.map(\.slug) == ["sabnzbd-home", "bambu-x1c", "ha-washer", "sabnzbd-debian"])
         let printer = try #require(dom.section("bambu-x1c"))
-        #expect(printer.html.contains("Layer 120/300 ·"))
+        #expect(printer.html.contains("/300 · benchy.3mf"))
         #expect(printer.motion == "gliding")
         #expect(dom.section("sabnzbd-debian")?.state == "ended")
         #expect(!dom.sections.contains { $0.html.contains("s3cr3t-token") })

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 public import LiveBridgeCore
 public import LiveBridgeNet
+import LiveBridgeSinks
 
 /// One running bridge: every configured source and sink, the engine between them, and the
 /// control server. `run()` returns after SIGINT/SIGTERM (or task cancellation), with deliveries
@@ -90,6 +91,7 @@ public final class LiveBridgeRuntime: Sendable {
     public func run() async {
         let logger = services.logger
         await engine.start()
+        let previews = await StandardComponents.startPreviewPages(of: engine, logger: logger)
         var entries: [Supervisor.Entry] = []
         for (entry, instance, webhooks) in sources {
             let reporter = services.health.reporter(kind: "source", name: entry.name, type: entry.type, clock: services.clock)
@@ -120,6 +122,7 @@ public final class LiveBridgeRuntime: Sendable {
         logger.info("shutting down", ["endActivities": String(config.endOnShutdown)])
         routes.close()
         await engine.shutdown(endActivities: config.endOnShutdown, flushTimeout: 5)
+        for preview in previews { preview.shutdown() }
         server?.shutdown()
         logger.info("stopped")
     }

@@ -26,6 +26,7 @@ enum StandardComponents {
             mqttSink,
             stateObjectSink,
             consoleSink,
+            previewSink,
         ]
     }
 
