@@ -214,3 +214,33 @@ public final class SteppingClock: TimeSource {
         current.withLock { $0 += seconds }
     }
 }
+
+/// Real time sped up: `now` runs `rate` times faster than the wall clock from `start`, and
+/// sleeps take 1/`rate` of the time. `livebridge demo` plays hour-long jobs in minutes with it.
+public struct ScaledClock: TimeSource {
+    /// Virtual seconds per real second.
+    public let rate: Double
+    private let origin: Double
+    private let realOrigin: ContinuousClock.Instant
+
+    public init(rate: Double, start: Double? = nil) {
+        self.rate = max(0.001, rate)
+        origin = start ?? Date().timeIntervalSince1970
+        realOrigin = ContinuousClock.now
+    }
+
+    public var now: Double {
+        let elapsed = ContinuousClock.now - realOrigin
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return origin + seconds * rate
+    }
+
+    public func sleep(until deadline: Double) async throws {
+        let remaining = (deadline - now) / rate
+        if remaining <= 0 {
+            try Task.checkCancellation()
+            return
+        }
+        try await Task.sleep(for: .milliseconds(Int((remaining * 1000).rounded(.up))))
+    }
+}
