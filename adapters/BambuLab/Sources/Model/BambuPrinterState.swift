@@ -57,12 +57,20 @@ public struct BambuPrinterState: Sendable, Hashable {
     }
 
     /// The job's title: the file name without `.gcode`/`.3mf` (P1), else `subtask_name` (X1 files
-    /// are all called `plate_N.gcode`); nil when neither says anything.
+    /// are all called `plate_N.gcode`); nil when neither says anything. At most 100 characters.
     public var jobName: String? {
-        if let file = fields.gcodeFile, let title = Self.title(fromFile: file) { return title }
-        if let name = fields.subtaskName?.trimmed, !name.isEmpty { return name }
-        return nil
+        var title: String?
+        if let file = fields.gcodeFile, let name = Self.title(fromFile: file) {
+            title = name
+        } else if let name = fields.subtaskName?.trimmed, !name.isEmpty {
+            title = name
+        }
+        guard let title else { return nil }
+        return title.count <= Self.maximumTitleLength ? title : String(title.prefix(Self.maximumTitleLength - 1)) + "…"
     }
+
+    /// Longest job title kept (the card's subtitle also carries temperatures and speed).
+    public static let maximumTitleLength = 100
 
     /// `Benchy.gcode.3mf` → `Benchy`; nil for `plate_1.gcode`, `/data/Metadata/plate_2.gcode` or `""`.
     static func title(fromFile path: String) -> String? {
