@@ -360,3 +360,35 @@ struct BambuActivityMapperTests {
         }
     }
 }
+
+@Suite("Bambu mapping: where the layer count goes")
+struct BambuLayerTextTests {
+    func printingUpdate(_ layerText: BambuLayerText) -> ActivityUpdate? {
+        var run = MapperRun(settings: .init(layerText: layerText))
+        run.feed(
+            idleX1.merging([
+                "gcode_state": "RUNNING", "mc_percent": 42, "mc_remaining_time": 11, "layer_num": 17,
+                "total_layer_num": 40, "stg_cur": 0,
+            ]) { $1 })
+        return run.updates.last
+    }
+
+    @Test("details (default): the stable text is 'Printing' and Layer N/M rides along")
+    func details() {
+        #expect(BambuActivityMapper.Settings().layerText == .details)
+        let update = printingUpdate(.details)
+        #expect(update?.content.state.value == "Printing" && update?.details.state.value == "Layer 17/40")
+    }
+
+    @Test("state: Layer N/M is the state text itself (a push per layer)")
+    func state() {
+        let update = printingUpdate(.state)
+        #expect(update?.content.state.value == "Layer 17/40" && update?.details.state.value == nil)
+    }
+
+    @Test("off: only 'Printing'")
+    func off() {
+        let update = printingUpdate(.off)
+        #expect(update?.content.state.value == "Printing" && update?.details.state.value == nil)
+    }
+}

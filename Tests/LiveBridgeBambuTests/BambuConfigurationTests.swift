@@ -85,6 +85,7 @@ struct BambuConfigurationTests {
             (#"host: "http://h/", serial: "S1", accessCode: "x1234567""#, "not a host name or IP address"),
             (#"host: "h", serial: "S1", accessCode: "x1234567", acessCode: "y""#, "did you mean \"accessCode\"?"),
             (#"host: "h", serial: "S1", accessCode: "x1234567", offlineGrace: "2h", offlineTimeout: "1h""#, "offlineTimeout"),
+            (#"host: "h", serial: "S1", accessCode: "x1234567", layerText: "loud""#, #""details", "state", "off""#),
         ])
     func problems(keys: String, expected: String) throws {
         let (_, problems) = try read(keys)
@@ -94,9 +95,10 @@ struct BambuConfigurationTests {
     @Test("offline timing keys accept durations")
     func offlineTiming() throws {
         let (printer, problems) = try read(
-            #"host: "h", serial: "S1", accessCode: "${CODE}", offlineGrace: "90s", offlineTimeout: "2h", slug: "garage""#)
+            #"host: "h", serial: "S1", accessCode: "${CODE}", offlineGrace: "90s", offlineTimeout: "2h", slug: "garage", layerText: "state""#)
         #expect(problems.isEmpty)
         #expect(printer?.mapper.offlineGrace == 90 && printer?.mapper.offlineTimeout == 7200)
         #expect(printer?.slug == "garage")
+        #expect(printer?.mapper.layerText == .state)
     }
 }

@@ -178,6 +178,11 @@ struct BambuReplayTests {
                 }
             }
         }
+        let exact = try BambuReplay.updates(
+            fromLines: Self.threeHourScript.recording(), base: BambuFixtures.base, settings: .init(layerText: .state))
+        let exactResult = EconomySimulation(model: .interpolating, settings: EconomySettings()).run(exact)
+        rows.append("layerText state (a push per layer): pushes \(exactResult.totalPushes) max \(exactResult.maxError)")
+        #expect(exactResult.totalPushes > 300, "every layer change is a structural push")
         if ProcessInfo.processInfo.environment["BAMBU_ECONOMY_REPORT"] == "1" {
             print(rows.joined(separator: "\n"))
         }

@@ -112,6 +112,7 @@ public struct BambuPrinterConfiguration: Sendable {
         if offlineTimeout < offlineGrace {
             reader.problem("offlineTimeout", "must not be shorter than offlineGrace")
         }
+        let layerText = reader.choice("layerText", BambuLayerText.allCases.map(\.rawValue), default: "details")
         reader.finish()
 
         let serial = serialText.uppercased()
@@ -131,7 +132,9 @@ public struct BambuPrinterConfiguration: Sendable {
         return BambuPrinterConfiguration(
             name: entry.name, host: host, port: port, serial: serial, accessCode: accessCode,
             fingerprint: fingerprint, insecure: insecure, slug: slug, configPath: entry.path,
-            mapper: BambuActivityMapper.Settings(offlineGrace: offlineGrace, offlineTimeout: offlineTimeout))
+            mapper: BambuActivityMapper.Settings(
+                offlineGrace: offlineGrace, offlineTimeout: offlineTimeout,
+                layerText: BambuLayerText(rawValue: layerText) ?? .details))
     }
 }
 

@@ -20,12 +20,18 @@ public struct BambuActivityMapper: Sendable {
         public var offlineTimeout: Double
         /// Seconds to wait after FAILED for an error code that explains it.
         public var failureSettle: Double
+        /// Where `Layer N/M` goes while printing.
+        public var layerText: BambuLayerText
 
-        /// The defaults: offline after 60 s, ended after 1 h, 3 s for the failure code.
-        public init(offlineGrace: Double = 60, offlineTimeout: Double = 3600, failureSettle: Double = 3) {
+        /// The defaults: offline after 60 s, ended after 1 h, 3 s for the failure code, layers as details.
+        public init(
+            offlineGrace: Double = 60, offlineTimeout: Double = 3600, failureSettle: Double = 3,
+            layerText: BambuLayerText = .details
+        ) {
             self.offlineGrace = offlineGrace
             self.offlineTimeout = offlineTimeout
             self.failureSettle = failureSettle
+            self.layerText = layerText
         }
     }
 
@@ -163,11 +169,18 @@ public struct BambuActivityMapper: Sendable {
 
     private func progressUpdate(at time: Double) -> ActivityUpdate {
         let view = BambuCard.describe(printer.fields, jobName: job?.name)
+        var card = view.card
         var details = GenericContent()
         details.subtitle = Field(view.detailSubtitle)
-        details.state = Field(view.detailState)
+        if let layer = view.detailState {
+            switch settings.layerText {
+            case .details: details.state = .value(layer)
+            case .state: card.state = layer
+            case .off: break
+            }
+        }
         return update(
-            phase: view.paused ? .paused : .active, card: view.card, details: details, progress: view.progress,
+            phase: view.paused ? .paused : .active, card: card, details: details, progress: view.progress,
             eta: view.eta, at: time)
     }
 
