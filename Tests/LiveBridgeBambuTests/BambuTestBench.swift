@@ -56,6 +56,21 @@ final class BambuTestInbox<Element: Sendable>: Sendable {
         for continuation in ready { continuation.resume(returning: element) }
     }
 
+    /// Waits until at least `count` values (received already or later) match `predicate`.
+    func waitForCount(
+        _ count: Int, timeout: Double = 15, _ what: String, where predicate: @escaping @Sendable (Element) -> Bool
+    ) async throws {
+        let matched = Mutex(0)
+        try await first(timeout: timeout, what) { element in
+            guard predicate(element) else { return false }
+            // Called once per item: first for those already received, then for each new one.
+            return matched.withLock { value in
+                value += 1
+                return value >= count
+            }
+        }
+    }
+
     /// The first value (received already or later) matching `predicate`, within `timeout` seconds.
     @discardableResult
     func first(

@@ -166,6 +166,7 @@ struct BambuPrinterMonitor: Sendable {
         let now = context.clock.now
         let updates = mapper.tick(at: now)
         await emit(updates)
+        if !updates.isEmpty { updatePrinterDetail() }
         persistJobIfChanged()
         if let connectedAt, reportsSinceConnect == 0, !warnedSilent,
             now - connectedAt >= configuration.silenceWarning
