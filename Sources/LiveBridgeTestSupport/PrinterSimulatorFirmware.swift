@@ -138,7 +138,9 @@ public struct SimulatedPrinterFirmware: Sendable {
             state["chamber_temper"] = 27.0
             state["fail_reason"] = "0"
             state["print_type"] = ""
-            state["ipcam"] = ["ipcam_dev": "1", "ipcam_record": "enable", "timelapse": "disable", "resolution": "1080p"]
+            state["ipcam"] = [
+                "ipcam_dev": "1", "ipcam_record": "enable", "timelapse": "disable", "resolution": "1080p",
+            ]
             state["xcam"] = ["first_layer_inspector": true, "spaghetti_detector": true, "print_halt": true]
         case .p1:
             break

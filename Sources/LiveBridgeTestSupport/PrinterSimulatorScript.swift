@@ -43,14 +43,17 @@ public struct SimulatedPrintScript: Sendable {
         case cancelToIdle(atPercent: Int)
     }
 
+    /// The printer family (decides X1 full reports or P1/A1 deltas, idle `stg_cur`, `fail_reason`).
     public var model: SimulatedPrinterModel
     /// The job name (`subtask_name`; P1 `gcode_file` is `<name>.gcode.3mf`).
     public var name: String
+    /// `total_layer_num`.
     public var layers: Int
     /// Printing time in minutes (calibration comes on top).
     public var printMinutes: Double
     /// Simulated seconds between two reports.
     public var reportInterval: Double
+    /// How the job ends.
     public var ending: Ending
     /// Idle reports before the job starts.
     public var idleReports: Int = 2
@@ -102,7 +105,9 @@ public struct SimulatedPrintScript: Sendable {
                 "layer_num": 0, "mc_percent": 0, "mc_remaining_time": .int(Int64(remaining(totalSeconds))),
                 "task_id": "400123456", "subtask_id": "400123457", "stg": .array(stages.map { .int(Int64($0)) }),
             ], "prepare 0 %")
-        for percent in [22, 61, 100] { add(["gcode_file_prepare_percent": .string(String(percent))], "prepare \(percent) %") }
+        for percent in [22, 61, 100] {
+            add(["gcode_file_prepare_percent": .string(String(percent))], "prepare \(percent) %")
+        }
         add(
             [
                 "gcode_state": "RUNNING", "mc_print_stage": "2", "bed_target_temper": 60, "nozzle_target_temper": 220,
@@ -214,7 +219,8 @@ public struct SimulatedPrintScript: Sendable {
         var lines: [String] = []
         func line(_ time: Double, _ payload: JSONValue) -> String {
             JSONWriter.string([
-                "t": .number((time * 1000).rounded() / 1000), "topic": .string(firmware.reportTopic), "payload": payload,
+                "t": .number((time * 1000).rounded() / 1000), "topic": .string(firmware.reportTopic),
+                "payload": payload,
             ])
         }
         lines.append(line(0, firmware.fullReport()))

@@ -107,7 +107,8 @@ struct BambuActivityMapperTests {
         #expect(update.progress == 0.42)
         #expect(update.eta == .remaining(660))
         #expect(update.content.subtitle.value == "Benchy")
-        #expect(update.details.subtitle.value == "Benchy · 220 °C / 60 °C · Sport", "temperatures and speed are volatile")
+        #expect(
+            update.details.subtitle.value == "Benchy · 220 °C / 60 °C · Sport", "temperatures and speed are volatile")
         #expect(update.content.subtitle.value?.contains("°C") == false)
     }
 
@@ -162,7 +163,8 @@ struct BambuActivityMapperTests {
         #expect(end.phase == .ended(.success))
         #expect(end.content.state.value == "Complete" && end.content.accentColor.value == "green")
         #expect(end.progress == 1)
-        #expect(end.content.subtitle.value == "Gridfinity Bin", "the name latched at the start, though gcode_file cleared")
+        #expect(
+            end.content.subtitle.value == "Gridfinity Bin", "the name latched at the start, though gcode_file cleared")
         #expect(run.updates.last?.phase == .ended(.success))
         #expect(run.mapper.job == nil)
     }
@@ -197,8 +199,9 @@ struct BambuActivityMapperTests {
         var run = MapperRun(settings: .init(failureSettle: 3))
         run.feed(idleX1.merging(["gcode_state": "RUNNING", "mc_percent": 10, "stg_cur": 0, "layer_num": 3]) { $1 })
         #expect(run.feed(["msg": 1, "gcode_state": "FAILED"]).isEmpty, "waits for the code")
-        #expect(run.feed(["msg": 1, "print_error": 0x0300_4002], after: 1).first?.content.state.value
-            == "Failed: Auto bed leveling failed")
+        #expect(
+            run.feed(["msg": 1, "print_error": 0x0300_4002], after: 1).first?.content.state.value
+                == "Failed: Auto bed leveling failed")
 
         var silent = MapperRun(settings: .init(failureSettle: 3))
         silent.feed(idleX1.merging(["gcode_state": "RUNNING", "mc_percent": 10, "stg_cur": 0, "layer_num": 3]) { $1 })
@@ -219,7 +222,8 @@ struct BambuActivityMapperTests {
     @Test("a pause code left over in the state is not taken as the failure's reason")
     func stalePauseCode() {
         var run = MapperRun(settings: .init(failureSettle: 3))
-        run.feed(idleX1.merging(["msg": 0, "gcode_state": "PAUSE", "mc_percent": 20, "print_error": 50_364_417]) { $1 })
+        run.feed(
+            idleX1.merging(["msg": 0, "gcode_state": "PAUSE", "mc_percent": 20, "print_error": 50_364_417]) { $1 })
         #expect(run.feed(["msg": 1, "gcode_state": "FAILED"]).isEmpty)
         #expect(run.tick(after: 3).first?.content.state.value == "Failed")
     }
@@ -263,7 +267,8 @@ struct BambuActivityMapperTests {
         #expect(after.first?.content.state.value == "Printing")
     }
 
-    @Test("offline mid-print: shown after the grace period (bar held), back on the next report, ended after the timeout")
+    @Test(
+        "offline mid-print: shown after the grace period (bar held), back on the next report, ended after the timeout")
     func offline() {
         var run = MapperRun(settings: .init(offlineGrace: 60, offlineTimeout: 3600))
         run.feed(
@@ -283,7 +288,8 @@ struct BambuActivityMapperTests {
         #expect(run.mapper.isShowingOffline)
         // Back: the next report restores the printing card.
         run.connection(true, after: 10)
-        #expect(run.feed(["msg": 0, "gcode_state": "RUNNING", "mc_percent": 33]).first?.content.state.value == "Printing")
+        #expect(
+            run.feed(["msg": 0, "gcode_state": "RUNNING", "mc_percent": 33]).first?.content.state.value == "Printing")
         #expect(!run.mapper.isShowingOffline)
         // Gone for good: ended only after the timeout.
         run.connection(false, after: 5)
@@ -306,8 +312,12 @@ struct BambuActivityMapperTests {
     @Test("a new task id while following a job (its end was missed) follows the new job")
     func newTask() {
         var run = MapperRun()
-        run.feed(idleX1.merging(["gcode_state": "RUNNING", "task_id": "1", "subtask_name": "First", "stg_cur": 0, "layer_num": 3]) { $1 })
-        run.feed(idleX1.merging(["gcode_state": "PREPARE", "task_id": "2", "subtask_name": "Second", "stg_cur": 0]) { $1 })
+        run.feed(
+            idleX1.merging([
+                "gcode_state": "RUNNING", "task_id": "1", "subtask_name": "First", "stg_cur": 0, "layer_num": 3,
+            ]) { $1 })
+        run.feed(
+            idleX1.merging(["gcode_state": "PREPARE", "task_id": "2", "subtask_name": "Second", "stg_cur": 0]) { $1 })
         #expect(run.updates.last?.content.subtitle.value == "Second")
         #expect(run.mapper.job?.taskID == "2")
     }
@@ -333,12 +343,22 @@ struct BambuActivityMapperTests {
             for _ in 0..<60 {
                 var print: [String: JSONValue] = ["msg": .int(Int64.random(in: 0...1, using: &random))]
                 if Bool.random(using: &random) { print["gcode_state"] = states.randomElement(using: &random)! }
-                if Bool.random(using: &random) { print["mc_percent"] = .int(Int64.random(in: -5...130, using: &random)) }
-                if Bool.random(using: &random) { print["mc_remaining_time"] = .int(Int64.random(in: -1...900, using: &random)) }
+                if Bool.random(using: &random) {
+                    print["mc_percent"] = .int(Int64.random(in: -5...130, using: &random))
+                }
+                if Bool.random(using: &random) {
+                    print["mc_remaining_time"] = .int(Int64.random(in: -1...900, using: &random))
+                }
                 if Bool.random(using: &random) { print["layer_num"] = .int(Int64.random(in: 0...80, using: &random)) }
                 if Bool.random(using: &random) { print["stg_cur"] = .int(Int64.random(in: -1...255, using: &random)) }
-                if Bool.random(using: &random) { print["print_error"] = .int(Int64([0, 50_348_044, 50_364_437, 50_348_119].randomElement(using: &random)!)) }
-                if Bool.random(using: &random) { print["subtask_name"] = .string(String(repeating: "x", count: Int.random(in: 0...300, using: &random))) }
+                if Bool.random(using: &random) {
+                    print["print_error"] = .int(
+                        Int64([0, 50_348_044, 50_364_437, 50_348_119].randomElement(using: &random)!))
+                }
+                if Bool.random(using: &random) {
+                    print["subtask_name"] = .string(
+                        String(repeating: "x", count: Int.random(in: 0...300, using: &random)))
+                }
                 var produced = run.feed(print, after: Double.random(in: 0...20, using: &random))
                 if Int.random(in: 0..<8, using: &random) == 0 {
                     produced += run.connection(Bool.random(using: &random))

@@ -47,7 +47,9 @@ extension BambuBrokerTests {
         let mark = printer.broker.logMark()
         try await printer.broker.start()
         try await printer.simulator.waitForBrokerConnections(2)
-        let back = try await printer.connection(timeout: 20, "reconnected") { $0.state.isConnected && $0.connections == 2 }
+        let back = try await printer.connection(timeout: 20, "reconnected") {
+            $0.state.isConnected && $0.connections == 2
+        }
         #expect(back.connections == 2)
         try await printer.simulator.waitForPushallRequests(2)
         try await printer.events.waitForCount(2, "the second pushall answer handled", where: Self.isFullReport)
@@ -125,7 +127,9 @@ extension BambuBrokerTests {
         #expect(!bench.logText.contains(BenchPrinter.accessCode))
     }
 
-    @Test("trust on first use: the pin is stored; a changed certificate is refused with the new fingerprint and how to accept it")
+    @Test(
+        "trust on first use: the pin is stored; a changed certificate is refused with the new fingerprint and how to accept it"
+    )
     func trustOnFirstUse() async throws {
         let bench = try await BambuTestBench()
         defer { bench.close() }
@@ -153,10 +157,15 @@ extension BambuBrokerTests {
         let health = try #require(bench.health(of: "x1c"))
         #expect(health.status == .error)
         #expect(health.lastError?.hasPrefix("printer certificate changed — firmware update?") == true)
-        let line = try #require(bench.logs.lines.first { $0.contains("printer certificate changed since it was first trusted") })
+        let line = try #require(
+            bench.logs.lines.first { $0.contains("printer certificate changed since it was first trusted") })
         #expect(line.contains("new_fingerprint=\(replacement.colonHex)") || line.contains(replacement.colonHex))
-        #expect(line.contains("set sources[x1c].fingerprint: \\\"\(replacement.colonHex)\\\"") || line.contains("fingerprint: \"\(replacement.colonHex)\""), "\(line)")
-        #expect(try bench.store.read(key).map { String(decoding: $0, as: UTF8.self) } == original.colonHex + "\n", "pin unchanged")
+        #expect(
+            line.contains("set sources[x1c].fingerprint: \\\"\(replacement.colonHex)\\\"")
+                || line.contains("fingerprint: \"\(replacement.colonHex)\""), "\(line)")
+        #expect(
+            try bench.store.read(key).map { String(decoding: $0, as: UTF8.self) } == original.colonHex + "\n",
+            "pin unchanged")
     }
 
     @Test("malformed JSON on the report topic is ignored and counted; the print carries on")
@@ -169,7 +178,8 @@ extension BambuBrokerTests {
         try await printer.play(steps.prefix(14))
         try await printer.simulator.publishRaw(#"{"print": {"gcode_state": "RUNN"#)
         try await printer.simulator.publishRaw("<html><body>502 Bad Gateway</body></html>")
-        try await printer.simulator.publishRaw(#"{"print":{"command":"push_status","msg":1,"mc_percent":"lots","wifi_signal":"-50dBm"}}"#)
+        try await printer.simulator.publishRaw(
+            #"{"print":{"command":"push_status","msg":1,"mc_percent":"lots","wifi_signal":"-50dBm"}}"#)
         try await printer.events.waitForCount(2, "two malformed messages") { event in
             if case .malformed = event { return true }
             return false
@@ -277,7 +287,9 @@ extension BambuBrokerTests {
         await printer.close()
         let health = try #require(bench.health(of: "p1s"))
         #expect(health.status == .degraded)
-        #expect(health.lastError?.contains("sources[p1s].serial (\"01P00A000000999\")") == true, "\(health.lastError ?? "")")
+        #expect(
+            health.lastError?.contains("sources[p1s].serial (\"01P00A000000999\")") == true, "\(health.lastError ?? "")"
+        )
     }
 
     @Test("a TLS handshake failure is a clear /health message, not a silent printer")
@@ -310,5 +322,60 @@ extension BambuBrokerTests {
         let message = health.lastError ?? ""
         #expect(message.contains("TLS") || message.contains("handshake"), "\(message)")
         #expect(message.contains("127.0.0.1:\(try #require(broker.plainPort))"))
+    }
+}
+
+/// The bridge itself restarting, and `livebridge check`.
+extension BambuBrokerTests {
+    @Test("the bridge restarts while the print finishes: the remembered job is ended, not left on the phone")
+    func bridgeRestart() async throws {
+        let bench = try await BambuTestBench()
+        defer { bench.close() }
+        let printer = try await BenchPrinter(bench, name: "p1s", serial: Self.p1Serial, model: .p1)
+        try await printer.connect()
+        let steps = SimulatedPrintScript(model: .p1, name: "Knob").steps()
+        let finish = try #require(steps.firstIndex { $0.label == "finish" })
+        try await printer.play(steps.prefix(finish - 2))
+        #expect(try bench.store.readJSON("\(printer.slug).job.json")?["name"] == "Knob")
+        await printer.stopAdapter()
+        // While the bridge is down the printer finishes (nobody hears it).
+        for step in steps[(finish - 2)...finish] { try await printer.simulator.play(step) }
+
+        try await printer.connect()
+        await bench.advance(by: 10)
+        await printer.close()
+        let activity = try #require(bench.fake.activity(printer.slug))
+        #expect(activity.state == "ended")
+        #expect(activity.content["state"] == "Complete" && activity.content["subtitle"] == "Knob")
+        #expect(activity.creates == 1)
+        #expect(try bench.store.read("\(printer.slug).job.json") == nil, "forgotten once ended")
+        #expect(bench.logs.lines.contains { $0.contains("resuming the print job followed before the restart") })
+        #expect(bench.fake.violations.isEmpty, "\(bench.fake.violations)")
+    }
+
+    @Test("livebridge check: the probe reports the certificate to pin and the printer's state, or what is wrong")
+    func probe() async throws {
+        let bench = try await BambuTestBench()
+        defer { bench.close() }
+        let printer = try await BenchPrinter(bench, name: "x1c", serial: Self.x1Serial, model: .x1)
+        let fingerprint = try CertificateFingerprint(
+            pemCertificateFile: printer.broker.certificate.serverCertificatePath)
+        func context() -> AdapterContext {
+            AdapterContext(
+                name: "x1c", emit: { _ in }, logger: bench.logger, clock: SystemClock(), store: MemoryStateStore(),
+                health: .detached(), metrics: bench.metrics)
+        }
+        var configuration = printer.configuration
+        configuration.fingerprint = nil
+        let good = await BambuAdapter(configuration: configuration).probe(context())
+        #expect(good.ok, "\(good.detail)")
+        #expect(good.detail.contains(fingerprint.colonHex), "shows the fingerprint to pin: \(good.detail)")
+        #expect(good.detail.contains("reports IDLE"))
+        configuration.accessCode = "Wrong-Canary-5555"
+        let refused = await BambuAdapter(configuration: configuration).probe(context())
+        #expect(!refused.ok)
+        #expect(refused.detail.contains("accessCode"), "\(refused.detail)")
+        #expect(!refused.detail.contains("Wrong-Canary-5555"))
+        await printer.close()
     }
 }

@@ -44,7 +44,11 @@ struct BambuBrokerTests {
         let contents = bench.fake.records.compactMap { $0.body?["content"] }
         let printing = try #require(contents.first { $0["state"] == "Layer 1/40" })
         #expect(printing["live_progress"] == true && printing["end_date"]?.intValue != nil)
-        #expect(contents.contains { $0["subtitle"]?.stringValue?.hasPrefix("Benchy · 2") == true && $0["subtitle"]?.stringValue?.hasSuffix("°C · Standard") == true })
+        #expect(
+            contents.contains {
+                $0["subtitle"]?.stringValue?.hasPrefix("Benchy · 2") == true
+                    && $0["subtitle"]?.stringValue?.hasSuffix("°C · Standard") == true
+            })
         #expect(printer.simulator.pushallRequests == 1, "pushall only on connect")
         let health = try #require(bench.health(of: "x1c"))
         #expect(health.details["connection"] == "stopped")
@@ -84,7 +88,10 @@ struct BambuBrokerTests {
                 SimulatedPrinterModel.p1, SimulatedPrintScript.Ending.pause(atPercent: 40, reports: 3),
                 ["Layer N/M", "Paused by the user", "Layer N/M", "Complete"], "green"
             ),
-            (.a1, .runout(atPercent: 50, reports: 2), ["Layer N/M", "Paused: filament runout", "Layer N/M", "Complete"], "green"),
+            (
+                .a1, .runout(atPercent: 50, reports: 2),
+                ["Layer N/M", "Paused: filament runout", "Layer N/M", "Complete"], "green"
+            ),
             (.p1, .cancel(atPercent: 30), ["Layer N/M", "Cancelled"], "orange"),
             (.x1, .fail(atPercent: 55), ["Layer N/M", "Failed: Z-axis step loss"], "red"),
         ])

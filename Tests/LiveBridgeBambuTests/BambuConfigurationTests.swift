@@ -74,7 +74,10 @@ struct BambuConfigurationTests {
             (#"serial: "S1", accessCode: "x1234567""#, "sources[0].host: required"),
             (#"host: "h", accessCode: "x1234567""#, "sources[0].serial: required"),
             (#"host: "h", serial: "S1""#, "sources[0].accessCode: required (the 8-character LAN access code"),
-            (#"host: "h", serial: "S1", accessCode: "x1234567", fingerprint: "12:34""#, "openssl s_client -connect h:8883"),
+            (
+                #"host: "h", serial: "S1", accessCode: "x1234567", fingerprint: "12:34""#,
+                "openssl s_client -connect h:8883"
+            ),
             (
                 #"host: "h", serial: "S1", accessCode: "x1234567", fingerprint: "\#(String(repeating: "0", count: 64))", insecure: true"#,
                 "use either fingerprint"
@@ -84,7 +87,10 @@ struct BambuConfigurationTests {
             (#"host: "h", serial: "S1", accessCode: "x1234567", slug: "bad slug""#, "sources[0].slug"),
             (#"host: "http://h/", serial: "S1", accessCode: "x1234567""#, "not a host name or IP address"),
             (#"host: "h", serial: "S1", accessCode: "x1234567", acessCode: "y""#, "did you mean \"accessCode\"?"),
-            (#"host: "h", serial: "S1", accessCode: "x1234567", offlineGrace: "2h", offlineTimeout: "1h""#, "offlineTimeout"),
+            (
+                #"host: "h", serial: "S1", accessCode: "x1234567", offlineGrace: "2h", offlineTimeout: "1h""#,
+                "offlineTimeout"
+            ),
             (#"host: "h", serial: "S1", accessCode: "x1234567", layerText: "loud""#, #""details", "state", "off""#),
         ])
     func problems(keys: String, expected: String) throws {
@@ -95,7 +101,8 @@ struct BambuConfigurationTests {
     @Test("offline timing keys accept durations")
     func offlineTiming() throws {
         let (printer, problems) = try read(
-            #"host: "h", serial: "S1", accessCode: "${CODE}", offlineGrace: "90s", offlineTimeout: "2h", slug: "garage", layerText: "state""#)
+            #"host: "h", serial: "S1", accessCode: "${CODE}", offlineGrace: "90s", offlineTimeout: "2h", slug: "garage", layerText: "state""#
+        )
         #expect(problems.isEmpty)
         #expect(printer?.mapper.offlineGrace == 90 && printer?.mapper.offlineTimeout == 7200)
         #expect(printer?.slug == "garage")

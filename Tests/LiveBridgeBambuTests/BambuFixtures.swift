@@ -3,7 +3,8 @@ import LiveBridgeCore
 
 /// The recordings under `Fixtures/` (simulated printers; see Fixtures/README.md).
 enum BambuFixtures {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Fixtures")
 
     /// The lines of a fixture file.
     static func lines(_ name: String) throws -> [String] {

@@ -95,12 +95,21 @@ struct BambuPrinterStateTests {
     func fuzzMergeEqualsRawMerge() {
         var random = SeededGenerator(seed: 42)
         let keys: [(String, (inout SeededGenerator) -> JSONValue)] = [
-            ("gcode_state", { g in .string(["IDLE", "PREPARE", "RUNNING", "PAUSE", "FINISH", "FAILED"].randomElement(using: &g)!) }),
+            (
+                "gcode_state",
+                { g in .string(["IDLE", "PREPARE", "RUNNING", "PAUSE", "FINISH", "FAILED"].randomElement(using: &g)!) }
+            ),
             ("mc_percent", { g in .int(Int64.random(in: 0...100, using: &g)) }),
             ("mc_remaining_time", { g in .string(String(Int.random(in: 0...20000, using: &g))) }),
             ("layer_num", { g in .int(Int64.random(in: 0...500, using: &g)) }),
             ("subtask_name", { g in .string(["Benchy", "Clip", "", "Ω-Ständer"].randomElement(using: &g)!) }),
-            ("stg", { g in .array((0..<Int.random(in: 0...4, using: &g)).map { _ in .int(Int64.random(in: 0...77, using: &g)) }) }),
+            (
+                "stg",
+                { g in
+                    .array(
+                        (0..<Int.random(in: 0...4, using: &g)).map { _ in .int(Int64.random(in: 0...77, using: &g)) })
+                }
+            ),
             ("stg_cur", { g in .int(Int64([-1, 0, 2, 14, 255].randomElement(using: &g)!)) }),
             ("print_error", { g in .int(Int64([0, 50_348_044, 50_364_417].randomElement(using: &g)!)) }),
             ("nozzle_temper", { g in .double(Double.random(in: 20...300, using: &g)) }),

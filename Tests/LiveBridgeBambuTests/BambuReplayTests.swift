@@ -64,10 +64,11 @@ struct BambuReplayTests {
         var lines = SimulatedPrintScript(model: .p1, printMinutes: 60).recording()
         let cut = lines.count / 2
         let lastTime = try #require(try JSONParser.parse(lines[cut - 1])["t"]?.doubleValue)
-        lines = Array(lines.prefix(cut)) + [
-            #"# the printer's Wi-Fi died"#, "", #"{"t": \#(lastTime + 1), "connection": "lost"}"#,
-            #"{"t": \#(lastTime + 4000), "connection": "restored"}"#,
-        ]
+        lines =
+            Array(lines.prefix(cut)) + [
+                #"# the printer's Wi-Fi died"#, "", #"{"t": \#(lastTime + 1), "connection": "lost"}"#,
+                #"{"t": \#(lastTime + 4000), "connection": "restored"}"#,
+            ]
         let updates = try BambuReplay.updates(
             fromLines: lines, base: 0, settings: .init(offlineGrace: 60, offlineTimeout: 3600))
         let offline = try #require(updates.first { $0.content.state.value == "Printer offline" })
@@ -97,7 +98,9 @@ struct BambuReplayTests {
 
     @Test("a payload that is not JSON is skipped like the adapter skips it")
     func garbagePayload() throws {
-        let lines = [#"{"t": 0, "payload": "{\"print\": broken"}"#, #"{"t": 1, "payload": {"print": {"gcode_state": "IDLE"}}}"#]
+        let lines = [
+            #"{"t": 0, "payload": "{\"print\": broken"}"#, #"{"t": 1, "payload": {"print": {"gcode_state": "IDLE"}}}"#,
+        ]
         #expect(try BambuReplay.updates(fromLines: lines, base: 0).isEmpty)
     }
 

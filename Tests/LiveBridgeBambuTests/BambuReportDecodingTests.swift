@@ -114,7 +114,9 @@ struct BambuReportDecodingTests {
 
     @Test("command acks, info replies and log lines are not status reports")
     func otherMessages() throws {
-        #expect(try decode(#"{"print":{"command":"project_file","sequence_id":"1","result":"success"}}"#) == .other(#"print.command "project_file""#))
+        #expect(
+            try decode(#"{"print":{"command":"project_file","sequence_id":"1","result":"success"}}"#)
+                == .other(#"print.command "project_file""#))
         #expect(try decode(#"{"info":{"command":"get_version","module":[]}}"#) == .other("message with info"))
         #expect(try decode(#"{"mc_print":{"command":"push_info","param":"…"}}"#) == .other("message with mc_print"))
         // A print object without a command counts as status (replay files write bare objects).

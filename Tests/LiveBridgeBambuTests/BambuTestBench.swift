@@ -124,7 +124,8 @@ final class BambuTestBench: Sendable {
         fake = try FakePushWardServer(apiKey: Self.apiKey, clock: clock)
         logger = Logger(label: "test", level: .trace, handler: logs, now: { [clock] in clock.now })
         let sink = PushWardSink(
-            configuration: .init(name: "phone", baseURL: fake.baseURL, apiKey: Self.apiKey), transport: HTTPClient.shared,
+            configuration: .init(name: "phone", baseURL: fake.baseURL, apiKey: Self.apiKey),
+            transport: HTTPClient.shared,
             clock: clock)
         queue = DeliveryQueue(
             sink: sink, clock: clock, logger: logger.child("sink"), metrics: metrics,
@@ -262,12 +263,14 @@ final class BenchPrinter: Sendable {
     /// Starts the adapter and waits until it asked for the full state and handled the answer.
     func connect() async throws {
         let before = simulator.pushallRequests
-        startAdapter()
-        try await simulator.waitForPushallRequests(before + 1)
-        try await events.first("the pushall answer handled") { event in
-            if case .report(_, let state, _) = event { return state.hasFullReport }
+        let isAnswer: @Sendable (BambuAdapterEvent) -> Bool = { event in
+            if case .report(let report, _, _) = event { return report.isFull }
             return false
         }
+        let answered = events.items.filter(isAnswer).count
+        startAdapter()
+        try await simulator.waitForPushallRequests(before + 1)
+        try await events.waitForCount(answered + 1, "the pushall answer handled", where: isAnswer)
         await bench.deliver()
     }
 

@@ -46,8 +46,10 @@ public struct BambuAdapter: Adapter {
         context.health.setDetail("slug", configuration.slug)
         context.logger.info(
             "following Bambu Lab printer",
-            ["host": "\(configuration.host):\(configuration.port)", "serial": configuration.serial,
-             "slug": configuration.slug, "security": "\(configuration.security)"])
+            [
+                "host": "\(configuration.host):\(configuration.port)", "serial": configuration.serial,
+                "slug": configuration.slug, "security": "\(configuration.security)",
+            ])
         do {
             try session.start()
         } catch {

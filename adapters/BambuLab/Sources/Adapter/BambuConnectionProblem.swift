@@ -9,7 +9,8 @@ enum BambuConnectionProblem {
         let path = configuration.configPath
         switch error.code {
         case .notAuthorized, .badCredentials:
-            return "printer \(configuration.serial) refused the access code: \(error.message) Check \(path).accessCode: "
+            return
+                "printer \(configuration.serial) refused the access code: \(error.message) Check \(path).accessCode: "
                 + "it must be the printer's current LAN access code (printer screen, Settings → WLAN / LAN Only; "
                 + "it changes when LAN-only mode is switched)."
         case .certificatePinMismatch:

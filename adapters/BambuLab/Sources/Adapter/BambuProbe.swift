@@ -24,7 +24,8 @@ struct BambuProbe {
                 })
             try session.start()
         } catch {
-            return ProbeResult(ok: false, detail: BambuConnectionProblem.message(for: error, configuration: configuration))
+            return ProbeResult(
+                ok: false, detail: BambuConnectionProblem.message(for: error, configuration: configuration))
         }
         let statuses = session.statusUpdates()
         let clock = context.clock
@@ -70,10 +71,12 @@ struct BambuProbe {
             if let percent = fields.percent, fields.gcodeState?.isJobInProgress == true { printer += " \(percent) %" }
             if let name = state.jobName { printer += " (\(name))" }
             return ProbeResult(
-                ok: true, detail: "connected to \(endpoint) as bblp, \(certificate) [\(configuration.security)]; "
+                ok: true,
+                detail: "connected to \(endpoint) as bblp, \(certificate) [\(configuration.security)]; "
                     + "printer \(configuration.serial) reports \(printer)")
         case .refused(let error):
-            return ProbeResult(ok: false, detail: BambuConnectionProblem.message(for: error, configuration: configuration))
+            return ProbeResult(
+                ok: false, detail: BambuConnectionProblem.message(for: error, configuration: configuration))
         case .timedOut:
             if status.state.isConnected {
                 return ProbeResult(

@@ -204,7 +204,8 @@ public struct BambuActivityMapper: Sendable {
             }
         }
         let progress = outcome == .success ? 1 : (job?.lastProgress ?? 0)
-        let result = update(phase: .ended(outcome), card: card, details: details, progress: progress, eta: nil, at: time)
+        let result = update(
+            phase: .ended(outcome), card: card, details: details, progress: progress, eta: nil, at: time)
         job = nil
         failedSince = nil
         isShowingOffline = false

@@ -100,8 +100,10 @@ public enum BambuReplay {
             let serial = topic.flatMap(serial(inTopic:))
             if let connection = members["connection"] {
                 switch connection.stringValue?.lowercased() {
-                case "lost", "disconnected": records.append(Record(time: time, serial: serial, event: .connection(false)))
-                case "restored", "connected": records.append(Record(time: time, serial: serial, event: .connection(true)))
+                case "lost", "disconnected":
+                    records.append(Record(time: time, serial: serial, event: .connection(false)))
+                case "restored", "connected":
+                    records.append(Record(time: time, serial: serial, event: .connection(true)))
                 default:
                     throw BambuReplayError(
                         line: offset + 1, message: "\"connection\" must be \"lost\" or \"restored\", got \(connection)")

@@ -4,7 +4,18 @@
 /// mostly seen after boot. Values this code does not know are kept as `other` so a future
 /// firmware's state is logged rather than rejected.
 public enum BambuGcodeState: Sendable, Hashable, CustomStringConvertible {
-    case idle, prepare, running, pause, finish, failed
+    /// `IDLE`: nothing to do (mostly after boot; after a job the state stays FINISH/FAILED).
+    case idle
+    /// `PREPARE`: the job's file is being downloaded and prepared.
+    case prepare
+    /// `RUNNING`: calibrating (layer 0, `stg_cur` a stage) or printing.
+    case running
+    /// `PAUSE`: paused by the user, the file, or a problem (`stg_cur`/`print_error` say which).
+    case pause
+    /// `FINISH`: the last job completed.
+    case finish
+    /// `FAILED`: the last job stopped: cancelled (0300_400C) or failed.
+    case failed
     /// `SLICING` (the printer slices a cloud job itself) — treated as preparing.
     case slicing
     /// `INIT` — treated as preparing.

@@ -132,7 +132,8 @@ private struct FieldReader {
             return nil
         }
         return elements.compactMap { element in
-            guard let attribute = element["attr"].flatMap(Self.integer), let code = element["code"].flatMap(Self.integer)
+            guard let attribute = element["attr"].flatMap(Self.integer),
+                let code = element["code"].flatMap(Self.integer)
             else { return nil }
             return BambuHMSCode(attribute: attribute, code: code)
         }
