@@ -379,3 +379,32 @@ extension BambuBrokerTests {
         await printer.close()
     }
 }
+
+/// Starting while the printer is off.
+extension BambuBrokerTests {
+    @Test("first connect while the printer is off: degraded and retried until it answers (insecure mode warns)")
+    func printerOffAtStart() async throws {
+        let bench = try await BambuTestBench()
+        defer { bench.close() }
+        let printer = try await BenchPrinter(bench, name: "a1", serial: Self.p1Serial, model: .a1, security: .insecure)
+        printer.broker.stop()
+        printer.startAdapter()
+        let refused = try await printer.connection("the first refusal") { $0.state.error != nil }
+        #expect(refused.state.error?.code == .connectionRefused)
+        let health = try #require(bench.health(of: "a1"))
+        #expect(health.status == .degraded)
+        #expect(health.lastError?.contains("unreachable") == true)
+        try await printer.connection("a second attempt") { $0.connectAttempts >= 2 && $0.state.error != nil }
+        try await printer.broker.start()
+        try await printer.simulator.waitForBrokerConnections(2)
+        try await printer.simulator.waitForPushallRequests(1, timeout: 20)
+        try await printer.events.waitForCount(1, "the pushall answer") { event in
+            if case .report(let report, _, _) = event { return report.isFull }
+            return false
+        }
+        await printer.close()
+        #expect(bench.health(of: "a1")?.status == .ok)
+        #expect(bench.logs.lines.contains { $0.contains("WITHOUT checking its certificate") })
+        #expect(bench.fake.records.isEmpty, "an idle printer: no activity")
+    }
+}
