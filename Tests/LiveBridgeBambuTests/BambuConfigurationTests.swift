@@ -1,3 +1,4 @@
+import Foundation
 import LiveBridgeBambu
 import LiveBridgeCore
 import LiveBridgeNet
@@ -107,5 +108,20 @@ struct BambuConfigurationTests {
         #expect(printer?.mapper.offlineGrace == 90 && printer?.mapper.offlineTimeout == 7200)
         #expect(printer?.slug == "garage")
         #expect(printer?.mapper.layerText == .state)
+    }
+}
+
+extension BambuConfigurationTests {
+    @Test("examples/bambu.json5 reads without problems")
+    func example() throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../examples/bambu.json5").standardized.path
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let config = try ConfigLoader.parse(
+            text: text, environment: ["BAMBU_X1C_ACCESS_CODE": "12345678", "BAMBU_P1S_ACCESS_CODE": "87654321"])
+        let printers = config.sources.compactMap(BambuPrinterConfiguration.read)
+        // The example holds only sources; the missing sink is the one expected problem.
+        #expect(config.problems.all.filter { !$0.path.hasPrefix("sinks") }.isEmpty, "\(config.problems.all)")
+        #expect(printers.map(\.slug) == ["bambu-00m09a350100123", "bambu-01p00a000000001"])
     }
 }
