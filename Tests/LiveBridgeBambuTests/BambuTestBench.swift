@@ -153,9 +153,35 @@ final class BambuTestBench: Sendable {
         await deliver()
     }
 
-    /// Stops the fake.
-    func close() {
-        fake.shutdown()
+    private let printers = Mutex<[BenchPrinter]>([])
+    private let cleanups = Mutex<[@Sendable () -> Void]>([])
+
+    /// Runs `body` with a fresh bench and always tears everything down afterwards (adapters,
+    /// simulators, brokers — off the task pool — and the fake), even when the test failed.
+    static func run(_ body: (BambuTestBench) async throws -> Void) async throws {
+        let bench = try await BambuTestBench()
+        let outcome: Result<Void, any Error>
+        do {
+            try await body(bench)
+            outcome = .success(())
+        } catch {
+            outcome = .failure(error)
+        }
+        for printer in bench.printers.withLock({ $0 }) { await printer.close() }
+        let cleanups = bench.cleanups.withLock { $0 }
+        _ = try? await HTTPBlockingWork.run { for cleanup in cleanups { cleanup() } }
+        bench.fake.shutdown()
+        try outcome.get()
+    }
+
+    /// Registers a printer for teardown.
+    func register(_ printer: BenchPrinter) {
+        printers.withLock { $0.append(printer) }
+    }
+
+    /// Registers blocking teardown work (run off the task pool at the end).
+    func addCleanup(_ work: @escaping @Sendable () -> Void) {
+        cleanups.withLock { $0.append(work) }
     }
 
     /// The `state` texts the fake received for `slug` in PATCH bodies, in order, repeats collapsed
@@ -211,8 +237,10 @@ final class BenchPrinter: Sendable {
     ) async throws {
         self.bench = bench
         self.name = name
-        broker = try MosquittoBroker(
-            commonName: serial, users: ["bblp": Self.accessCode, "printer-sim": "simsecret"])
+        // Certificates and the password file are made by blocking tool runs: keep them off the task pool.
+        broker = try await HTTPBlockingWork.run {
+            try MosquittoBroker(commonName: serial, users: ["bblp": Self.accessCode, "printer-sim": "simsecret"])
+        }
         try await broker.start()
         simulator = try PrinterSimulator(broker: broker, model: model)
         try await simulator.start()
@@ -232,6 +260,7 @@ final class BenchPrinter: Sendable {
         }
         configuration.connectTimeout = 10
         self.configuration = configuration
+        bench.register(self)
     }
 
     var slug: String { configuration.slug }
@@ -319,10 +348,17 @@ final class BenchPrinter: Sendable {
         await running?.value
     }
 
+    /// Stops the broker (the printer reboots or drops off the network), off the task pool.
+    func stopBroker() async {
+        let broker = self.broker
+        _ = try? await HTTPBlockingWork.run { broker.stop() }
+    }
+
     /// Stops everything of this printer.
     func close() async {
         await stopAdapter()
         await simulator.shutdown()
-        broker.remove()
+        let broker = self.broker
+        _ = try? await HTTPBlockingWork.run { broker.remove() }
     }
 }

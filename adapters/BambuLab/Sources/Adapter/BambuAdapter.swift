@@ -32,6 +32,9 @@ public struct BambuAdapter: Adapter {
 
     /// Follows the printer until cancelled. Throws only when the session cannot be created (a
     /// configuration libmosquitto refuses); connection problems are retried, not thrown.
+    ///
+    /// The context's clock must really wait in `sleep` (the system clock, or a `VirtualClock` a
+    /// test advances): the offline and failure timers tick on it every `tickInterval` seconds.
     public func run(_ context: AdapterContext) async throws {
         let monitor = BambuPrinterMonitor(configuration: configuration, context: context, observer: observer)
         let gate = BambuPushallGate(
