@@ -117,7 +117,8 @@ public struct BambuPrinterConfiguration: Sendable {
 
         let serial = serialText.uppercased()
         if !serial.isEmpty,
-            !serial.unicodeScalars.allSatisfy({ ($0.isASCII && $0.properties.isAlphabetic) || ("0"..."9").contains($0) })
+            !serial.unicodeScalars.allSatisfy({ ($0.isASCII && $0.properties.isAlphabetic) || ("0"..."9").contains($0) }
+            )
         {
             reader.problem(
                 "serial", "\"\(serialText)\" is not a serial number (letters and digits only, e.g. 01P00A000000001)")
