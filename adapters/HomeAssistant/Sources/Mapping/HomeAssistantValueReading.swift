@@ -103,7 +103,7 @@ public enum HomeAssistantValueReading {
         guard number.isFinite else { return nil }
         guard let unit else {
             throw HomeAssistantValueError(
-                "\(JSONWriter.string(.number(number))) is a number without a unit; set remaining.unit to d, h, min, s, ms "
+                "a plain number without a unit (no device_class duration); set remaining.unit to d, h, min, s, ms "
                     + "or timestamp")
         }
         if unit == "timestamp" {
