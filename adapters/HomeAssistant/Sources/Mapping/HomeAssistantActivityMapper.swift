@@ -123,7 +123,7 @@ public struct HomeAssistantActivityMapper: Sendable {
         for mapping in mappings {
             if let touched, mapping.entityIDs.isDisjoint(with: touched) { continue }
             var run = runs[mapping.slug] ?? Run()
-            let (update, problem) = evaluate(mapping, run: &run, at: now)
+            let (update, problem) = evaluate(mapping, run: &run, touched: touched, at: now)
             if let problem, problem != run.lastProblem {
                 output.problems.append("\(mapping.entity): \(problem)")
             }
@@ -136,9 +136,9 @@ public struct HomeAssistantActivityMapper: Sendable {
 
     private enum StateKind { case start, paused, end, failure, other }
 
-    private func evaluate(_ mapping: HomeAssistantEntityMapping, run: inout Run, at now: Double)
-        -> (ActivityUpdate?, String?)
-    {
+    private func evaluate(
+        _ mapping: HomeAssistantEntityMapping, run: inout Run, touched: Set<String>?, at now: Double
+    ) -> (ActivityUpdate?, String?) {
         guard let main = table[mapping.entity], !main.isUnavailable else { return (nil, nil) }
         let state = main.state
         let kind: StateKind =
@@ -150,7 +150,11 @@ public struct HomeAssistantActivityMapper: Sendable {
         let wasRunning = run.phase == .active || run.phase == .paused
         switch kind {
         case .start:
-            if !wasRunning { run = Run() }
+            if !wasRunning {
+                let problem = run.lastProblem
+                run = Run()
+                run.lastProblem = problem
+            }
             run.phase = .active
         case .paused:
             guard wasRunning else { return (nil, nil) }
@@ -233,7 +237,11 @@ public struct HomeAssistantActivityMapper: Sendable {
             } catch {
                 problem = "progress from \(describe(source, mapping)): \(error.message)"
             }
-            progress = run.lastProgress
+            // A value re-sent with a newer time would look fresher than it is: only a report of the
+            // source itself (or a start, or a resync) carries it.
+            let source = source.entityID(default: mapping.entity)
+            let fresh = touched?.contains(source) ?? true
+            progress = fresh || !wasRunning ? run.lastProgress : nil
         } else if main.domain == "timer", mapping.remaining == nil {
             let duration = main.attributes["duration"]?.stringValue.flatMap(ClockText.seconds)
             progress = HomeAssistantValueReading.timerProgress(duration: duration, secondsLeft: secondsLeft)
@@ -243,7 +251,7 @@ public struct HomeAssistantActivityMapper: Sendable {
             run.startRemaining = start
             progress = start > 0 ? 1 - secondsLeft / start : nil
         }
-        if let progress { run.lastProgress = progress }
+        if mapping.progress == nil, let progress { run.lastProgress = progress }
 
         let label =
             mapping.stateLabels[state]
