@@ -47,8 +47,11 @@ public final class HomeAssistantInstance: Sendable {
     }
 
     /// Starts a fresh, onboarded Home Assistant; fails with a message naming the deps script
-    /// when the venv is missing.
-    public static func start(timeout: Double = 60) async throws -> HomeAssistantInstance {
+    /// when the venv is missing. `packages` (file name → YAML) go to `config/packages/`, `secrets`
+    /// to `secrets.yaml`.
+    public static func start(
+        packages: [String: String] = [:], secrets: [String: String] = [:], timeout: Double = 60
+    ) async throws -> HomeAssistantInstance {
         let venv = venvPath
         guard FileManager.default.isExecutableFile(atPath: venv + "/bin/hass") else {
             throw HomeAssistantInstanceError(
@@ -60,6 +63,14 @@ public final class HomeAssistantInstance: Sendable {
         let tools = toolsPath
         let config = directory.file("config")
         try FileManager.default.createDirectory(atPath: config + "/.storage", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: config + "/packages", withIntermediateDirectories: true)
+        for (name, yaml) in packages {
+            try yaml.write(toFile: config + "/packages/" + name, atomically: true, encoding: .utf8)
+        }
+        let secretsYAML = secrets.keys.sorted().map { key in
+            "\(key): \"\(secrets[key]!.replacingOccurrences(of: "\"", with: "\\\""))\"\n"
+        }.joined()
+        try ("# test secrets\n" + secretsYAML).write(toFile: config + "/secrets.yaml", atomically: true, encoding: .utf8)
         let template = try String(contentsOfFile: tools + "/configuration.yaml", encoding: .utf8)
         try template.replacingOccurrences(of: "__HA_PORT__", with: String(port))
             .write(toFile: config + "/configuration.yaml", atomically: true, encoding: .utf8)

@@ -3,6 +3,7 @@ import LiveBridgeCore
 import LiveBridgeHomeAssistant
 import LiveBridgeNet
 import LiveBridgeTestSupport
+import Synchronization
 import Testing
 
 /// Against a real Home Assistant 2024.3.3 (PyPI, started per test, ~2–4 s), routed through the
@@ -200,6 +201,73 @@ struct HomeAssistantLiveTests {
             #expect(await bridge.pushward.waitUntil { $0.activity("printer")?.state == "ended" })
             #expect(bridge.pushward.violations.isEmpty, "\(bridge.pushward.violations)")
         }
+    }
+
+    @Test("the example automations (examples/homeassistant/livebridge.yaml) work: custom event and rest_command")
+    func exampleAutomations() async throws {
+        let apiToken = "CANARYapitoken5555"
+        let commands = WebSocketTestMailbox<String>(label: "a POST /api/activities request")
+        let sink = Mutex<ActivityEngine?>(nil)
+        // LiveBridge's POST /api/activities/<slug> as ControlRoutes serves it (bearer token, ActivityCommand).
+        let server = try HTTPServer(address: "127.0.0.1:0") { request in
+            guard request.headers.first(name: "Authorization") == "Bearer \(apiToken)" else { return .text("no", status: 401) }
+            let slug = request.path.split(separator: "/").last.map(String.init)
+            do {
+                let update = try ActivityCommand.update(from: try JSONParser.parse(request.body), slug: slug, now: Date().timeIntervalSince1970)
+                await sink.withLock { $0 }?.emit(update)
+                commands.put(request.text)
+                return .json(Array(#"{"status":"accepted"}"#.utf8), status: 202)
+            } catch {
+                commands.put("refused: \(error)")
+                return .text("\(error)", status: 422)
+            }
+        }
+        defer { server.shutdown() }
+        let example = try String(
+            contentsOfFile: HomeAssistantInstance.toolsPath + "/../../examples/homeassistant/livebridge.yaml", encoding: .utf8)
+        let ha = try await HomeAssistantInstance.start(
+            packages: ["livebridge.yaml": example],
+            secrets: [
+                "livebridge_activities_url": "http://127.0.0.1:\(server.port)/api/activities/{{ slug }}",
+                "livebridge_authorization": "Bearer \(apiToken)",
+            ])
+        do {
+            let bridge = try await Bridge(ha, entities: [HomeAssistantEntityMapping(entity: "timer.washer", slug: "washer-timer")])
+            sink.withLock { $0 = bridge.engine.engine }
+            do {
+                try await bridge.waitUntilSubscribed("washer-timer")
+                // 1. The custom event automations.
+                try await ha.call("input_boolean", "turn_on", ["entity_id": "input_boolean.printer_running"])
+                #expect(await bridge.pushward.waitUntil { $0.activity("printer")?.content["state"] == "Printing" })
+                #expect(bridge.pushward.activity("printer")?.name == "3D printer")
+                try await ha.call("input_number", "set_value", ["entity_id": "input_number.print_progress", "value": 40])
+                #expect(await bridge.pushward.waitUntil { $0.activity("printer")?.content["progress"] == 0.4 })
+                try await ha.call("input_boolean", "turn_off", ["entity_id": "input_boolean.printer_running"])
+                #expect(await bridge.pushward.waitUntil { $0.activity("printer")?.state == "ended" })
+                #expect(bridge.pushward.activity("printer")?.content["state"] == "Print finished")
+                // 2. The rest_command automations.
+                let started = try await ha.call("timer", "start", ["entity_id": "timer.washer"])
+                let finishesAt = try #require(started.arrayValue?.first?["attributes"]?["finishes_at"]?.stringValue)
+                let request = try await commands.next(timeout: .seconds(20))
+                #expect(request.contains("\"end_date\"") && !request.hasPrefix("refused"), "\(request)")
+                #expect(await bridge.pushward.waitUntil {
+                    $0.activity("washer")?.content["end_date"] == .int(Int64(RFC3339.parse(finishesAt)!))
+                })
+                #expect(bridge.pushward.activity("washer")?.content["state"] == "Washing")
+                try await ha.call("timer", "start", ["entity_id": "timer.washer", "duration": "00:00:02"])
+                #expect(await bridge.pushward.waitUntil(timeout: 20) { $0.activity("washer")?.state == "ended" })
+                #expect(bridge.pushward.activity("washer")?.content["state"] == "Laundry done")
+                #expect(bridge.pushward.violations.isEmpty, "\(bridge.pushward.violations)")
+            } catch {
+                await bridge.stop()
+                throw error
+            }
+            await bridge.stop()
+        } catch {
+            await ha.remove()
+            throw error
+        }
+        await ha.remove()
     }
 
     @Test("latency: Home Assistant state change → request leaving LiveBridge (median, p99)")
