@@ -70,7 +70,8 @@ public final class HomeAssistantInstance: Sendable {
         let secretsYAML = secrets.keys.sorted().map { key in
             "\(key): \"\(secrets[key]!.replacingOccurrences(of: "\"", with: "\\\""))\"\n"
         }.joined()
-        try ("# test secrets\n" + secretsYAML).write(toFile: config + "/secrets.yaml", atomically: true, encoding: .utf8)
+        try ("# test secrets\n" + secretsYAML).write(
+            toFile: config + "/secrets.yaml", atomically: true, encoding: .utf8)
         let template = try String(contentsOfFile: tools + "/configuration.yaml", encoding: .utf8)
         try template.replacingOccurrences(of: "__HA_PORT__", with: String(port))
             .write(toFile: config + "/configuration.yaml", atomically: true, encoding: .utf8)
@@ -97,15 +98,22 @@ public final class HomeAssistantInstance: Sendable {
     private func launch(timeout: Double) async throws {
         let child = try ChildProcess(
             venv + "/bin/python",
-            [tools + "/run_hass.py", venv + "/bin/hass", "-c", directory.file("config"), "--skip-pip", "--log-no-color"])
+            [
+                tools + "/run_hass.py", venv + "/bin/hass", "-c", directory.file("config"), "--skip-pip",
+                "--log-no-color",
+            ])
         process.withLock { $0 = child }
         do {
             try await harness(
-                ["wait-http", "--base", url, "--log", directory.file("config/home-assistant.log"), "--timeout", String(Int(timeout))],
+                [
+                    "wait-http", "--base", url, "--log", directory.file("config/home-assistant.log"), "--timeout",
+                    String(Int(timeout)),
+                ],
                 timeout: timeout)
         } catch {
             child.terminate()
-            throw HomeAssistantInstanceError("Home Assistant did not come up: \(error)\n\(child.outputText.suffix(3000))")
+            throw HomeAssistantInstanceError(
+                "Home Assistant did not come up: \(error)\n\(child.outputText.suffix(3000))")
         }
     }
 
@@ -113,7 +121,8 @@ public final class HomeAssistantInstance: Sendable {
     private func waitUntilRunning(timeout: Double) async throws {
         try await harness(
             [
-                "wait-running", "--base", url, "--token-file", directory.file("token"), "--timeout", String(Int(timeout)),
+                "wait-running", "--base", url, "--token-file", directory.file("token"), "--timeout",
+                String(Int(timeout)),
                 "--entities", "timer.washer,input_number.print_progress,input_boolean.printer_running",
             ], timeout: timeout)
     }
@@ -127,10 +136,12 @@ public final class HomeAssistantInstance: Sendable {
 
     /// Stops Home Assistant gracefully (SIGTERM; it saves `.storage`), waiting for it to exit.
     public func stop() async {
-        guard let child = process.withLock({ state -> ChildProcess? in
-            defer { state = nil }
-            return state
-        }) else { return }
+        guard
+            let child = process.withLock({ state -> ChildProcess? in
+                defer { state = nil }
+                return state
+            })
+        else { return }
         _ = try? await HTTPBlockingWork.run { child.terminate() }
     }
 
@@ -163,7 +174,8 @@ public final class HomeAssistantInstance: Sendable {
     /// `GET /api/states/<entity>`.
     public func state(_ entity: String) async throws -> JSONValue {
         let response = try await HTTPClient.shared.execute(
-            HTTPRequest(method: "GET", url: url + "/api/states/" + entity, headers: ["Authorization": "Bearer \(token)"]))
+            HTTPRequest(
+                method: "GET", url: url + "/api/states/" + entity, headers: ["Authorization": "Bearer \(token)"]))
         guard response.status == 200 else { throw HomeAssistantInstanceError("GET \(entity): HTTP \(response.status)") }
         return try JSONParser.parse(response.body)
     }
@@ -191,7 +203,9 @@ public final class HomeAssistantInstance: Sendable {
         address.sin_port = 0
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0 else { throw HomeAssistantInstanceError("bind failed: errno \(errno)") }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)

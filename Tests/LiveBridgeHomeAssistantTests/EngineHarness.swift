@@ -20,7 +20,11 @@ struct EngineHarness {
         let queue = DeliveryQueue(
             sink: sink, clock: clock, logger: .disabled, metrics: MetricsRegistry(), health: .detached(clock: clock))
         let engine = ActivityEngine(
-            bindings: [ActivityEngine.Binding(sink: sink, queue: queue, ledger: BudgetLedger(sink: "phone", limit: nil, store: MemoryStateStore()))],
+            bindings: [
+                ActivityEngine.Binding(
+                    sink: sink, queue: queue, ledger: BudgetLedger(sink: "phone", limit: nil, store: MemoryStateStore())
+                )
+            ],
             settings: settings, clock: clock, store: MemoryStateStore(), logger: .disabled, metrics: MetricsRegistry())
         await engine.start()
         self.pushward = pushward

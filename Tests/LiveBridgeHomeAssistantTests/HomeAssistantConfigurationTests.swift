@@ -44,7 +44,9 @@ struct HomeAssistantConfigurationTests {
         #expect(timer.pausedStates == ["paused"])
         let washer = config.entities[1]
         #expect(washer.slug == "washer" && washer.failureStates == ["error"] && washer.progressScale == .percent)
-        #expect(washer.remaining == HomeAssistantValueSource(entity: "sensor.washer_remaining") && washer.remainingUnit == "min")
+        #expect(
+            washer.remaining == HomeAssistantValueSource(entity: "sensor.washer_remaining")
+                && washer.remainingUnit == "min")
         #expect(washer.stateLabels == ["washing": "Washing"] && washer.accentColor == "blue" && washer.priority == 5)
         #expect(washer.tapURL == "https://ha.local:8123/lovelace/laundry" && washer.completionMessage == "Laundry done")
         #expect(washer.entityIDs == ["input_select.washer_state", "sensor.washer_progress", "sensor.washer_remaining"])
@@ -88,9 +90,12 @@ struct HomeAssistantConfigurationTests {
     @Test("custom events alone (no entities) and poll mode are valid setups")
     func minimal() throws {
         let (configuration, problems) = try read(
-            #"{ name: "home", type: "homeassistant", url: "http://127.0.0.1:8123", token: "x", mode: "poll", pollInterval: "30s" }"#)
+            #"{ name: "home", type: "homeassistant", url: "http://127.0.0.1:8123", token: "x", mode: "poll", pollInterval: "30s" }"#
+        )
         #expect(problems.isEmpty, "\(problems)")
-        #expect(configuration?.mode == .poll && configuration?.pollInterval == 30 && configuration?.entities.isEmpty == true)
+        #expect(
+            configuration?.mode == .poll && configuration?.pollInterval == 30 && configuration?.entities.isEmpty == true
+        )
         #expect(configuration?.webSocketURL == "ws://127.0.0.1:8123/api/websocket")
         #expect(configuration?.restURL("/api/states/timer.washer") == "http://127.0.0.1:8123/api/states/timer.washer")
     }

@@ -16,13 +16,17 @@ struct HomeAssistantLiveTests {
         let harness: AdapterHarness
         let task: Task<Void, any Error>
 
-        init(_ ha: HomeAssistantInstance, entities: [HomeAssistantEntityMapping], mode: HomeAssistantConfiguration.Mode = .websocket) async throws {
+        init(
+            _ ha: HomeAssistantInstance, entities: [HomeAssistantEntityMapping],
+            mode: HomeAssistantConfiguration.Mode = .websocket
+        ) async throws {
             engine = try await EngineHarness()
             harness = AdapterHarness()
             var configuration = HomeAssistantConfiguration(
                 name: "home", url: ha.url, token: ha.token, mode: mode, pollInterval: 0.25, entities: entities)
             configuration.configPath = "sources[0]"
-            configuration.reconnect = MQTTReconnectPolicy(initialDelay: 0.2, maximumDelay: 1, stableConnectionDuration: 60)
+            configuration.reconnect = MQTTReconnectPolicy(
+                initialDelay: 0.2, maximumDelay: 1, stableConnectionDuration: 60)
             let adapter = HomeAssistantAdapter(configuration: configuration)
             let context = engine.context(harness)
             task = Task { try await adapter.run(context) }
@@ -72,7 +76,8 @@ struct HomeAssistantLiveTests {
 
     @Test("a timer started through the API: end_date = finishes_at; finishing gives the two-phase end")
     func timer() async throws {
-        try await withBridge(entities: [HomeAssistantEntityMapping(entity: "timer.washer", slug: "washer")]) { ha, bridge in
+        try await withBridge(entities: [HomeAssistantEntityMapping(entity: "timer.washer", slug: "washer")]) {
+            ha, bridge in
             try await bridge.waitUntilSubscribed("washer")
             let started = try await ha.call("timer", "start", ["entity_id": "timer.washer"])
             let finishesAt = try #require(started.arrayValue?.first?["attributes"]?["finishes_at"]?.stringValue)
@@ -100,8 +105,13 @@ struct HomeAssistantLiveTests {
             try await ha.call("input_boolean", "turn_on", ["entity_id": "input_boolean.printer_running"])
             #expect(await bridge.pushward.waitUntil { $0.activity("printer")?.state == "ongoing" })
             for value in [25, 60] {
-                try await ha.call("input_number", "set_value", ["entity_id": "input_number.print_progress", "value": .int(Int64(value))])
-                #expect(await bridge.pushward.waitUntil { $0.activity("printer")?.content["progress"] == .number(Double(value) / 100) })
+                try await ha.call(
+                    "input_number", "set_value",
+                    ["entity_id": "input_number.print_progress", "value": .int(Int64(value))])
+                #expect(
+                    await bridge.pushward.waitUntil {
+                        $0.activity("printer")?.content["progress"] == .number(Double(value) / 100)
+                    })
             }
             try await ha.call("input_boolean", "turn_off", ["entity_id": "input_boolean.printer_running"])
             #expect(await bridge.pushward.waitUntil { $0.activity("printer")?.state == "ended" })
@@ -116,7 +126,10 @@ struct HomeAssistantLiveTests {
             try await bridge.waitUntilSubscribed("printer")
             try await ha.fire(
                 "livebridge",
-                ["slug": "oven", "name": "Oven", "progress": 20, "state": "Preheating", "remaining": "0:15:00", "icon": "mdi:stove", "color": "orange"])
+                [
+                    "slug": "oven", "name": "Oven", "progress": 20, "state": "Preheating", "remaining": "0:15:00",
+                    "icon": "mdi:stove", "color": "orange",
+                ])
             #expect(await bridge.pushward.waitUntil { $0.activity("oven")?.content["state"] == "Preheating" })
             #expect(bridge.pushward.activity("oven")?.content["accent_color"] == "orange")
             try await ha.fire("livebridge", ["slug": "oven", "state": "Baking", "progress": 0.5])
@@ -130,14 +143,16 @@ struct HomeAssistantLiveTests {
 
     @Test("Home Assistant restarted mid-job: reconnect, resubscribe, resync")
     func restartMidJob() async throws {
-        try await withBridge(entities: [HomeAssistantEntityMapping(entity: "timer.washer", slug: "washer"), printer()]) { ha, bridge in
+        try await withBridge(entities: [HomeAssistantEntityMapping(entity: "timer.washer", slug: "washer"), printer()])
+        { ha, bridge in
             try await bridge.waitUntilSubscribed("printer")
             try await ha.call("timer", "start", ["entity_id": "timer.washer", "duration": "00:10:00"])
             try await ha.call("input_boolean", "turn_on", ["entity_id": "input_boolean.printer_running"])
             try await ha.call("input_number", "set_value", ["entity_id": "input_number.print_progress", "value": 30])
-            #expect(await bridge.pushward.waitUntil {
-                $0.activity("washer")?.state == "ongoing" && $0.activity("printer")?.content["progress"] == 0.3
-            })
+            #expect(
+                await bridge.pushward.waitUntil {
+                    $0.activity("washer")?.state == "ongoing" && $0.activity("printer")?.content["progress"] == 0.3
+                })
             try await ha.restart()
             // The timer has no `restore: true`: Home Assistant brings it back idle, 10 minutes early.
             // Only the resync after the reconnect can tell.
@@ -210,10 +225,13 @@ struct HomeAssistantLiveTests {
         let sink = Mutex<ActivityEngine?>(nil)
         // LiveBridge's POST /api/activities/<slug> as ControlRoutes serves it (bearer token, ActivityCommand).
         let server = try HTTPServer(address: "127.0.0.1:0") { request in
-            guard request.headers.first(name: "Authorization") == "Bearer \(apiToken)" else { return .text("no", status: 401) }
+            guard request.headers.first(name: "Authorization") == "Bearer \(apiToken)" else {
+                return .text("no", status: 401)
+            }
             let slug = request.path.split(separator: "/").last.map(String.init)
             do {
-                let update = try ActivityCommand.update(from: try JSONParser.parse(request.body), slug: slug, now: Date().timeIntervalSince1970)
+                let update = try ActivityCommand.update(
+                    from: try JSONParser.parse(request.body), slug: slug, now: Date().timeIntervalSince1970)
                 await sink.withLock { $0 }?.emit(update)
                 commands.put(request.text)
                 return .json(Array(#"{"status":"accepted"}"#.utf8), status: 202)
@@ -224,7 +242,8 @@ struct HomeAssistantLiveTests {
         }
         defer { server.shutdown() }
         let example = try String(
-            contentsOfFile: HomeAssistantInstance.toolsPath + "/../../examples/homeassistant/livebridge.yaml", encoding: .utf8)
+            contentsOfFile: HomeAssistantInstance.toolsPath + "/../../examples/homeassistant/livebridge.yaml",
+            encoding: .utf8)
         let ha = try await HomeAssistantInstance.start(
             packages: ["livebridge.yaml": example],
             secrets: [
@@ -232,7 +251,8 @@ struct HomeAssistantLiveTests {
                 "livebridge_authorization": "Bearer \(apiToken)",
             ])
         do {
-            let bridge = try await Bridge(ha, entities: [HomeAssistantEntityMapping(entity: "timer.washer", slug: "washer-timer")])
+            let bridge = try await Bridge(
+                ha, entities: [HomeAssistantEntityMapping(entity: "timer.washer", slug: "washer-timer")])
             sink.withLock { $0 = bridge.engine.engine }
             do {
                 try await bridge.waitUntilSubscribed("washer-timer")
@@ -240,7 +260,8 @@ struct HomeAssistantLiveTests {
                 try await ha.call("input_boolean", "turn_on", ["entity_id": "input_boolean.printer_running"])
                 #expect(await bridge.pushward.waitUntil { $0.activity("printer")?.content["state"] == "Printing" })
                 #expect(bridge.pushward.activity("printer")?.name == "3D printer")
-                try await ha.call("input_number", "set_value", ["entity_id": "input_number.print_progress", "value": 40])
+                try await ha.call(
+                    "input_number", "set_value", ["entity_id": "input_number.print_progress", "value": 40])
                 #expect(await bridge.pushward.waitUntil { $0.activity("printer")?.content["progress"] == 0.4 })
                 try await ha.call("input_boolean", "turn_off", ["entity_id": "input_boolean.printer_running"])
                 #expect(await bridge.pushward.waitUntil { $0.activity("printer")?.state == "ended" })
@@ -250,9 +271,10 @@ struct HomeAssistantLiveTests {
                 let finishesAt = try #require(started.arrayValue?.first?["attributes"]?["finishes_at"]?.stringValue)
                 let request = try await commands.next(timeout: .seconds(20))
                 #expect(request.contains("\"end_date\"") && !request.hasPrefix("refused"), "\(request)")
-                #expect(await bridge.pushward.waitUntil {
-                    $0.activity("washer")?.content["end_date"] == .int(Int64(RFC3339.parse(finishesAt)!))
-                })
+                #expect(
+                    await bridge.pushward.waitUntil {
+                        $0.activity("washer")?.content["end_date"] == .int(Int64(RFC3339.parse(finishesAt)!))
+                    })
                 #expect(bridge.pushward.activity("washer")?.content["state"] == "Washing")
                 try await ha.call("timer", "start", ["entity_id": "timer.washer", "duration": "00:00:02"])
                 #expect(await bridge.pushward.waitUntil(timeout: 20) { $0.activity("washer")?.state == "ended" })
@@ -285,16 +307,23 @@ struct HomeAssistantLiveTests {
                 let before = bridge.pushward.records.count
                 let sent = Date().timeIntervalSince1970
                 let changed = try await ha.call(
-                    "input_number", "set_value", ["entity_id": "input_number.print_progress", "value": .int(Int64(value))])
-                guard await bridge.pushward.waitUntil(timeout: 10, { $0.records.count > before && $0.activity("printer")?.content["progress"] == target })
+                    "input_number", "set_value",
+                    ["entity_id": "input_number.print_progress", "value": .int(Int64(value))])
+                guard
+                    await bridge.pushward.waitUntil(
+                        timeout: 10,
+                        { $0.records.count > before && $0.activity("printer")?.content["progress"] == target })
                 else {
                     Issue.record("no push for \(value) %")
                     continue
                 }
-                let received = bridge.pushward.records.dropFirst(before).first { $0.body?["content"]?["progress"] == target }?.time
+                let received = bridge.pushward.records.dropFirst(before).first {
+                    $0.body?["content"]?["progress"] == target
+                }?.time
                 guard let received else { continue }
                 fromCall.append(received - sent)
-                let lastChanged = changed.arrayValue?.first { $0["entity_id"] == "input_number.print_progress" }?["last_changed"]?
+                let lastChanged = changed.arrayValue?.first { $0["entity_id"] == "input_number.print_progress" }?[
+                    "last_changed"]?
                     .stringValue.flatMap(RFC3339.parse)
                 if let lastChanged { fromChange.append(received - lastChanged) }
             }

@@ -59,12 +59,26 @@ struct HomeAssistantMappingTests {
         }
         // snapshot idle, start, pause, resume, change (still active), cancel, start (2 s), finish.
         #expect(
-            outcomes == [.ended(.success), .active, .paused, .active, .active, .ended(.cancelled), .active, .ended(.success)])
+            outcomes == [
+                .ended(.success), .active, .paused, .active, .active, .ended(.cancelled), .active, .ended(.success),
+            ])
         var paused = timerMapper()
-        let start = try changes(["a": ["timer.washer": ["s": "active", "a": ["duration": "0:10:00", "finishes_at": "2026-11-30T01:00:00+00:00"]]]])
+        let start = try changes([
+            "a": [
+                "timer.washer": [
+                    "s": "active", "a": ["duration": "0:10:00", "finishes_at": "2026-11-30T01:00:00+00:00"],
+                ]
+            ]
+        ])
         _ = paused.receive(start, at: 1_796_000_000)
-        _ = paused.receive(try changes(["c": ["timer.washer": ["+": ["s": "paused", "a": ["remaining": "0:05:00"]], "-": ["a": ["finishes_at"]]]]]), at: 1_796_000_100)
-        let cancel = paused.receive(try changes(["c": ["timer.washer": ["+": ["s": "idle"], "-": ["a": ["remaining"]]]]]), at: 1_796_000_200)
+        _ = paused.receive(
+            try changes([
+                "c": [
+                    "timer.washer": ["+": ["s": "paused", "a": ["remaining": "0:05:00"]], "-": ["a": ["finishes_at"]]]
+                ]
+            ]), at: 1_796_000_100)
+        let cancel = paused.receive(
+            try changes(["c": ["timer.washer": ["+": ["s": "idle"], "-": ["a": ["remaining"]]]]]), at: 1_796_000_200)
         #expect(cancel.updates.map(\.phase) == [.ended(.cancelled)])
         #expect(cancel.updates.first?.content.state == .value("Cancelled"))
     }
@@ -78,21 +92,26 @@ struct HomeAssistantMappingTests {
             "a": [
                 "input_boolean.printer_running": ["s": "unavailable", "a": [:]],
                 "sensor.printer_progress": ["s": "unknown", "a": ["unit_of_measurement": "%"]],
-            ],
+            ]
         ])
         #expect(mapper.receive(snapshot, at: 100).updates.isEmpty)
         let on = mapper.receive(try changes(["c": ["input_boolean.printer_running": ["+": ["s": "on"]]]]), at: 101)
         #expect(on.updates.map(\.phase) == [.active] && on.updates.first?.progress == nil)
         _ = mapper.receive(try changes(["c": ["sensor.printer_progress": ["+": ["s": "42"]]]]), at: 102)
-        let dropout = mapper.receive(try changes(["c": ["sensor.printer_progress": ["+": ["s": "unavailable"]]]]), at: 103)
+        let dropout = mapper.receive(
+            try changes(["c": ["sensor.printer_progress": ["+": ["s": "unavailable"]]]]), at: 103)
         #expect(dropout.updates.first?.progress == 0.42)
-        #expect(mapper.receive(try changes(["c": ["input_boolean.printer_running": ["+": ["s": "unavailable"]]]]), at: 104).updates.isEmpty)
+        #expect(
+            mapper.receive(try changes(["c": ["input_boolean.printer_running": ["+": ["s": "unavailable"]]]]), at: 104)
+                .updates.isEmpty)
         let back = mapper.receive(try changes(["c": ["input_boolean.printer_running": ["+": ["s": "on"]]]]), at: 105)
         // Only a report of the progress sensor carries progress; the tracker keeps 0.42 meanwhile.
         #expect(back.updates.map(\.phase) == [.active] && back.updates.first?.progress == nil)
         let off = mapper.receive(try changes(["c": ["input_boolean.printer_running": ["+": ["s": "off"]]]]), at: 106)
         #expect(off.updates.map(\.phase) == [.ended(.success)])
-        #expect(mapper.receive(try changes(["c": ["input_boolean.printer_running": ["+": ["s": "unknown"]]]]), at: 107).updates.isEmpty)
+        #expect(
+            mapper.receive(try changes(["c": ["input_boolean.printer_running": ["+": ["s": "unknown"]]]]), at: 107)
+                .updates.isEmpty)
     }
 
     @Test("configured states: start, labels, paused, failure; other states only update a running activity")
@@ -108,7 +127,9 @@ struct HomeAssistantMappingTests {
         mapping.tapURL = "https://ha.example/lovelace/laundry"
         var mapper = HomeAssistantActivityMapper(mappings: [mapping])
         func state(_ s: String, _ t: Double) throws -> [ActivityUpdate] {
-            try mapper.receive(changes(["a": ["sensor.washer_state": ["s": .string(s), "a": ["friendly_name": "Washer"]]]]), at: t).updates
+            try mapper.receive(
+                changes(["a": ["sensor.washer_state": ["s": .string(s), "a": ["friendly_name": "Washer"]]]]), at: t
+            ).updates
         }
         _ = try state("ready", 0)  // the first snapshot
         #expect(try state("actionrequired", 1).isEmpty)
@@ -127,11 +148,14 @@ struct HomeAssistantMappingTests {
         #expect(failed.first?.phase == .ended(.failure) && failed.first?.content.accentColor == .value("red"))
     }
 
-    @Test("domain defaults", arguments: [
-        ("timer.x", ["active"], ["idle"]), ("media_player.tv", ["buffering", "playing"], ["idle", "off", "standby"]),
-        ("vacuum.robo", ["cleaning", "mowing"], ["docked", "idle"]), ("input_boolean.b", ["on"], ["off"]),
-        ("cover.garage", ["closing", "opening"], ["closed", "open"]), ("lock.door", ["unlocked"], ["locked"]),
-    ])
+    @Test(
+        "domain defaults",
+        arguments: [
+            ("timer.x", ["active"], ["idle"]),
+            ("media_player.tv", ["buffering", "playing"], ["idle", "off", "standby"]),
+            ("vacuum.robo", ["cleaning", "mowing"], ["docked", "idle"]), ("input_boolean.b", ["on"], ["off"]),
+            ("cover.garage", ["closing", "opening"], ["closed", "open"]), ("lock.door", ["unlocked"], ["locked"]),
+        ])
     func domainDefaults(_ entity: String, _ start: [String], _ end: [String]) {
         let mapping = HomeAssistantEntityMapping(entity: entity)
         #expect(mapping.startStates.sorted() == start && mapping.endStates.sorted() == end)
@@ -141,7 +165,9 @@ struct HomeAssistantMappingTests {
 
     @Test("progress scale: % unit, values above 1, fractions below 1, configured maxima")
     func progressScale() throws {
-        func read(_ raw: JSONValue, unit: String? = nil, scale: HomeAssistantProgressScale = .automatic) throws -> Double? {
+        func read(_ raw: JSONValue, unit: String? = nil, scale: HomeAssistantProgressScale = .automatic) throws
+            -> Double?
+        {
             var decided: Bool?
             return try HomeAssistantValueReading.progress(raw, unit: unit, scale: scale, decidedPercent: &decided)
         }
@@ -161,7 +187,8 @@ struct HomeAssistantMappingTests {
         #expect(try HomeAssistantValueReading.progress(1, unit: nil, scale: .automatic, decidedPercent: &decided) == 1)
         decided = nil
         _ = try HomeAssistantValueReading.progress(30, unit: nil, scale: .automatic, decidedPercent: &decided)
-        #expect(try HomeAssistantValueReading.progress(1, unit: nil, scale: .automatic, decidedPercent: &decided) == 0.01)
+        #expect(
+            try HomeAssistantValueReading.progress(1, unit: nil, scale: .automatic, decidedPercent: &decided) == 0.01)
     }
 
     @Test("remaining-time rules: timestamps, H:MM:SS, ISO durations, units, no guessing")
@@ -171,7 +198,9 @@ struct HomeAssistantMappingTests {
         }
         let end = RFC3339.parse("2026-11-30T02:12:37+00:00")!
         #expect(try read("2026-11-30T02:12:37+00:00", deviceClass: "timestamp") == .finishesAt(end))
-        #expect(try read("2026-11-30T00:42:37.845925+00:00") == .finishesAt(RFC3339.parse("2026-11-30T00:42:37.845925+00:00")!))
+        #expect(
+            try read("2026-11-30T00:42:37.845925+00:00")
+                == .finishesAt(RFC3339.parse("2026-11-30T00:42:37.845925+00:00")!))
         #expect(try read("0:25:00") == .remaining(1500))
         #expect(try read("1 day, 2:03:04") == .remaining(93784))
         #expect(try read("PT25M") == .remaining(1500))
@@ -197,7 +226,11 @@ struct HomeAssistantMappingTests {
         var mapper = HomeAssistantActivityMapper(mappings: [mapping])
         let unit: JSONValue = ["unit_of_measurement": "min", "device_class": "duration"]
         _ = mapper.receive(
-            try changes(["a": ["input_select.washer_state": ["s": "washing"], "sensor.washer_remaining": ["s": "30", "a": unit]]]),
+            try changes([
+                "a": [
+                    "input_select.washer_state": ["s": "washing"], "sensor.washer_remaining": ["s": "30", "a": unit],
+                ]
+            ]),
             at: 1000)
         // 59 s later the minute sensor still says 30: the finish stays at 1000 + 1800.
         let jitter = mapper.receive(try changes(["c": ["sensor.washer_remaining": ["+": ["s": "29"]]]]), at: 1059)
@@ -223,9 +256,10 @@ struct HomeAssistantMappingTests {
                     "input_boolean.dishwasher": ["s": "on"], "input_boolean.oven": ["s": "on"],
                     "sensor.dishwasher_end": ["s": "2026-11-30T02:12:41+00:00", "a": ["device_class": "timestamp"]],
                     "input_datetime.dishwasher_end": [
-                        "s": "2026-11-30 02:12:41", "a": ["has_date": true, "has_time": true, "timestamp": 1_796_004_761.0],
+                        "s": "2026-11-30 02:12:41",
+                        "a": ["has_date": true, "has_time": true, "timestamp": 1_796_004_761.0],
                     ],
-                ],
+                ]
             ]), at: 1_796_000_000)
         #expect(output.updates.count == 2)
         #expect(output.updates.allSatisfy { $0.eta == .finishesAt(1_796_004_761) })
@@ -236,7 +270,8 @@ struct HomeAssistantMappingTests {
         var mapping = HomeAssistantEntityMapping(entity: "input_boolean.run", slug: "run")
         mapping.remaining = HomeAssistantValueSource(entity: "sensor.minutes_left")
         var mapper = HomeAssistantActivityMapper(mappings: [mapping])
-        let first = mapper.receive(try changes(["a": ["input_boolean.run": ["s": "on"], "sensor.minutes_left": ["s": "25"]]]), at: 1)
+        let first = mapper.receive(
+            try changes(["a": ["input_boolean.run": ["s": "on"], "sensor.minutes_left": ["s": "25"]]]), at: 1)
         #expect(first.updates.count == 1 && first.problems.count == 1)
         #expect(first.problems.first?.contains("set remaining.unit") == true)
         let again = mapper.receive(try changes(["c": ["sensor.minutes_left": ["+": ["s": "24"]]]]), at: 2)
@@ -254,22 +289,27 @@ struct HomeAssistantMappingTests {
         let viaAPI = try ActivityCommand.update(from: data, slug: nil, now: 500)
         #expect(viaEvent.updates == [viaAPI])
         #expect(viaAPI.progress == 0.4 && viaAPI.eta == .remaining(720))
-        let end = mapper.receive(.event(id: 3, .fired(type: "livebridge", data: ["slug": "oven", "end": true], timeFired: nil)), at: 501)
+        let end = mapper.receive(
+            .event(id: 3, .fired(type: "livebridge", data: ["slug": "oven", "end": true], timeFired: nil)), at: 501)
         #expect(end.updates.first?.phase == .ended(.success))
         let other = mapper.receive(.event(id: 3, .fired(type: "something_else", data: data, timeFired: nil)), at: 502)
         #expect(other.updates.isEmpty)
-        let bad = mapper.receive(.event(id: 3, .fired(type: "livebridge", data: ["slug": "oven", "progres": 1], timeFired: nil)), at: 503)
+        let bad = mapper.receive(
+            .event(id: 3, .fired(type: "livebridge", data: ["slug": "oven", "progres": 1], timeFired: nil)), at: 503)
         #expect(bad.updates.isEmpty && bad.problems.first?.contains("progres: unknown key") == true)
     }
 
     @Test("a resync snapshot after a reconnect ends an activity whose entity went idle meanwhile")
     func resyncEndsStaleActivity() throws {
         var mapper = timerMapper()
-        let active: JSONValue = ["timer.washer": ["s": "active", "a": ["duration": "0:30:00", "finishes_at": "2026-11-30T01:00:00+00:00"]]]
+        let active: JSONValue = [
+            "timer.washer": ["s": "active", "a": ["duration": "0:30:00", "finishes_at": "2026-11-30T01:00:00+00:00"]]
+        ]
         #expect(mapper.receive(try changes(["a": active]), at: 1_796_000_000).updates.map(\.phase) == [.active])
         mapper.expectSnapshot()
         // Home Assistant restarted: the (non-restored) timer is idle, 5 minutes before its end.
-        let snapshot = mapper.receive(try changes(["a": ["timer.washer": ["s": "idle", "a": ["duration": "0:30:00"]]]]), at: 1_796_000_100)
+        let snapshot = mapper.receive(
+            try changes(["a": ["timer.washer": ["s": "idle", "a": ["duration": "0:30:00"]]]]), at: 1_796_000_100)
         #expect(snapshot.updates.map(\.phase) == [.ended(.cancelled)])
         // An entity missing from the snapshot is dropped from the table (no stale state kept).
         mapper.expectSnapshot()

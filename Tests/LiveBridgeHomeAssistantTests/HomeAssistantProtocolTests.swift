@@ -26,7 +26,9 @@ struct HomeAssistantProtocolTests {
     func authentication() throws {
         let ok = try Fixture.inbound("auth_ok.jsonl").map { HomeAssistantFrame.decode(JSONWriter.string($0)).messages }
         #expect(ok == [[.authRequired(version: "2024.3.3")], [.authOK(version: "2024.3.3")]])
-        let invalid = try Fixture.inbound("auth_invalid.jsonl").last.map { HomeAssistantFrame.decode(JSONWriter.string($0)) }
+        let invalid = try Fixture.inbound("auth_invalid.jsonl").last.map {
+            HomeAssistantFrame.decode(JSONWriter.string($0))
+        }
         #expect(invalid?.messages == [.authInvalid(message: "Invalid access token or password")])
         #expect(HomeAssistantCommand.authentication(token: "t0k") == #"{"access_token":"t0k","type":"auth"}"#)
     }
@@ -47,14 +49,17 @@ struct HomeAssistantProtocolTests {
 
     @Test("error results keep their code and message; a null id is read as nil")
     func errorResults() throws {
-        let messages = try Fixture.inbound("error_results.jsonl").flatMap { HomeAssistantFrame.decode(JSONWriter.string($0)).messages }
+        let messages = try Fixture.inbound("error_results.jsonl").flatMap {
+            HomeAssistantFrame.decode(JSONWriter.string($0)).messages
+        }
         let results = messages.compactMap { message -> HomeAssistantResult? in
             if case .result(let result) = message { return result }
             return nil
         }
         #expect(results.contains { $0.errorCode == "id_reuse" && $0.id == 2 && !$0.success })
         #expect(results.contains { $0.id == nil && $0.errorCode == "invalid_format" })
-        #expect(results.contains { $0.errorCode == "not_found" && $0.errorMessage == "Service timer.explode not found." })
+        #expect(
+            results.contains { $0.errorCode == "not_found" && $0.errorMessage == "Service timer.explode not found." })
     }
 
     @Test("the compressed stream, merged, equals the full states Home Assistant reported over REST")
@@ -84,7 +89,8 @@ struct HomeAssistantProtocolTests {
         snapshot = true
         let inbound = try Fixture.records("subscribe_entities.jsonl").filter { $0["dir"] == "in" }
         for record in inbound {
-            guard let message = record["msg"], case .event(_, .entities(let changes)) = try HomeAssistantMessage(json: message)
+            guard let message = record["msg"],
+                case .event(_, .entities(let changes)) = try HomeAssistantMessage(json: message)
             else { continue }
             _ = table.apply(changes, snapshot: snapshot)
             snapshot = false
@@ -92,7 +98,8 @@ struct HomeAssistantProtocolTests {
                 // The REST call that caused this diff happened just before it.
                 guard let t = record["t"]?.doubleValue,
                     let action = actions.last(where: { ($0["t"]?.doubleValue ?? .infinity) <= t }),
-                    let full = action["response"]?.arrayValue?.first(where: { $0["entity_id"]?.stringValue == entityID }),
+                    let full = action["response"]?.arrayValue?.first(where: { $0["entity_id"]?.stringValue == entityID }
+                    ),
                     action["t"]!.doubleValue! > t - 0.5
                 else { continue }
                 let rest = try HomeAssistantEntityState(full: full)
@@ -107,7 +114,8 @@ struct HomeAssistantProtocolTests {
 
     @Test("state_changed events carry full new states; removal is nil")
     func stateChanged() throws {
-        let events = try Fixture.inbound("subscribe_events_state_changed.jsonl").compactMap { json -> HomeAssistantEvent? in
+        let events = try Fixture.inbound("subscribe_events_state_changed.jsonl").compactMap {
+            json -> HomeAssistantEvent? in
             if case .event(_, let event) = try HomeAssistantMessage(json: json) { return event }
             return nil
         }
@@ -119,7 +127,12 @@ struct HomeAssistantProtocolTests {
         #expect(state?.attributes["finishes_at"] == "2026-11-30T00:43:23+00:00")
         #expect(state?.lastChanged == RFC3339.parse("2026-11-30T00:42:53.713470+00:00"))
         let removal = try HomeAssistantMessage(
-            json: ["id": 1, "type": "event", "event": ["event_type": "state_changed", "data": ["entity_id": "x.y", "old_state": nil, "new_state": nil]]])
+            json: [
+                "id": 1, "type": "event",
+                "event": [
+                    "event_type": "state_changed", "data": ["entity_id": "x.y", "old_state": nil, "new_state": nil],
+                ],
+            ])
         #expect(removal == .event(id: 1, .stateChanged(entityID: "x.y", newState: nil)))
     }
 
@@ -139,22 +152,27 @@ struct HomeAssistantProtocolTests {
 
     @Test("commands: ids, entity filter, coalescing opt-in")
     func commands() {
-        #expect(HomeAssistantCommand.subscribeEntities(["timer.washer"]).text(id: 2)
-            == #"{"entity_ids":["timer.washer"],"id":2,"type":"subscribe_entities"}"#)
-        #expect(HomeAssistantCommand.coalesceMessages.text(id: 1)
-            == #"{"features":{"coalesce_messages":1},"id":1,"type":"supported_features"}"#)
-        #expect(HomeAssistantCommand.subscribeEvents("livebridge").text(id: 3)
-            == #"{"event_type":"livebridge","id":3,"type":"subscribe_events"}"#)
+        #expect(
+            HomeAssistantCommand.subscribeEntities(["timer.washer"]).text(id: 2)
+                == #"{"entity_ids":["timer.washer"],"id":2,"type":"subscribe_entities"}"#)
+        #expect(
+            HomeAssistantCommand.coalesceMessages.text(id: 1)
+                == #"{"features":{"coalesce_messages":1},"id":1,"type":"supported_features"}"#)
+        #expect(
+            HomeAssistantCommand.subscribeEvents("livebridge").text(id: 3)
+                == #"{"event_type":"livebridge","id":3,"type":"subscribe_events"}"#)
         #expect(HomeAssistantCommand.ping.text(id: 9) == #"{"id":9,"type":"ping"}"#)
     }
 
-    @Test("malformed input is reported, never a crash", arguments: [
-        "", "not json", "<html>", "[]", "[1, 2]", #"{"type": 5}"#, #"{"type": "event"}"#,
-        #"{"type": "event", "event": {"a": []}}"#, #"{"type": "event", "event": {"c": {"x.y": {"+": []}}}}"#,
-        #"{"type": "event", "event": {"c": {"x.y": {"-": {"a": "s"}}}}}"#, #"{"type": "event", "event": {"q": 1}}"#,
-        #"{"type": "result"}"#, #"{"type": "pong"}"#,
-        #"{"type": "event", "event": {"event_type": "state_changed", "data": {"entity_id": "a.b", "new_state": {"state": 1}}}}"#,
-    ])
+    @Test(
+        "malformed input is reported, never a crash",
+        arguments: [
+            "", "not json", "<html>", "[]", "[1, 2]", #"{"type": 5}"#, #"{"type": "event"}"#,
+            #"{"type": "event", "event": {"a": []}}"#, #"{"type": "event", "event": {"c": {"x.y": {"+": []}}}}"#,
+            #"{"type": "event", "event": {"c": {"x.y": {"-": {"a": "s"}}}}}"#, #"{"type": "event", "event": {"q": 1}}"#,
+            #"{"type": "result"}"#, #"{"type": "pong"}"#,
+            #"{"type": "event", "event": {"event_type": "state_changed", "data": {"entity_id": "a.b", "new_state": {"state": 1}}}}"#,
+        ])
     func malformed(_ text: String) {
         let frame = HomeAssistantFrame.decode(text)
         #expect(!frame.problems.isEmpty || frame.messages.isEmpty, "\(text)")
@@ -165,7 +183,10 @@ struct HomeAssistantProtocolTests {
         var generator = SplitMix(seed: 0x5EED)
         let corpus = try Self.transcripts.flatMap { try Fixture.inbound($0) }.map { Array(JSONWriter.string($0).utf8) }
         var mapper = HomeAssistantActivityMapper(
-            mappings: [HomeAssistantEntityMapping(entity: "timer.washer"), HomeAssistantEntityMapping(entity: "input_boolean.printer_running")])
+            mappings: [
+                HomeAssistantEntityMapping(entity: "timer.washer"),
+                HomeAssistantEntityMapping(entity: "input_boolean.printer_running"),
+            ])
         let interesting: [UInt8] = Array(#"{}[]":,0123456789.-+aceinrst"#.utf8) + [0, 0xFF, 0xC3]
         var decoded = 0
         for round in 0..<4000 {

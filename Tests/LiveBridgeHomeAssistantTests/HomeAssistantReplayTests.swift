@@ -33,7 +33,9 @@ struct HomeAssistantReplayTests {
             """#
         var lines = try Fixture.lines("coalesce_messages.jsonl")
         // The printer was switched on before this recording.
-        lines.insert(#"{"t": 0.2, "dir": "in", "msg": {"id": 2, "type": "event", "event": {"c": {"input_boolean.printer_running": {"+": {"s": "on"}}}}}}"#, at: 7)
+        lines.insert(
+            #"{"t": 0.2, "dir": "in", "msg": {"id": 2, "type": "event", "event": {"c": {"input_boolean.printer_running": {"+": {"s": "on"}}}}}}"#,
+            at: 7)
         let updates = try HomeAssistantReplay.updates(lines: [header] + lines, base: Self.base)
         let running = updates.filter { $0.phase == .active }
         #expect(running.map(\.progress) == [0, 0.1, 0.2, 0.3, 0.4, 0.5])
@@ -42,11 +44,15 @@ struct HomeAssistantReplayTests {
 
     @Test("bad lines are errors with their line number")
     func badLines() {
-        #expect(throws: HomeAssistantReplayError(line: 2, message: "expected {\"t\": seconds, \"dir\": \"in\", \"msg\": {…}}")) {
+        #expect(
+            throws: HomeAssistantReplayError(
+                line: 2, message: "expected {\"t\": seconds, \"dir\": \"in\", \"msg\": {…}}")
+        ) {
             try HomeAssistantReplay.updates(lines: [#"{"t": 1, "msg": {"type": "auth_ok"}}"#, #"{"x": 1}"#], base: 0)
         }
         #expect(throws: HomeAssistantReplayError.self) {
-            try HomeAssistantReplay.updates(lines: [#"{"homeassistant": {"entities": [{"entity": "sensor.x"}]}}"#], base: 0)
+            try HomeAssistantReplay.updates(
+                lines: [#"{"homeassistant": {"entities": [{"entity": "sensor.x"}]}}"#], base: 0)
         }
     }
 
@@ -64,13 +70,15 @@ struct HomeAssistantReplayTests {
 
     @Test("a 30-minute washer cycle costs a handful of pushes and stays within ε", arguments: [false, true])
     func washerCycleEconomy(timerOnly: Bool) throws {
-        let updates = try HomeAssistantReplay.updates(lines: try Self.washerLines(timerOnly: timerOnly), base: Self.base)
+        let updates = try HomeAssistantReplay.updates(
+            lines: try Self.washerLines(timerOnly: timerOnly), base: Self.base)
         #expect(updates.contains { $0.phase == .active && $0.eta == .finishesAt(Self.base + 5 + 1800) })
         let result = EconomySimulation(model: .interpolating, settings: EconomySettings()).run(updates)
         let washer = try #require(result.activities.first { $0.slug == "washer" })
         let reasons = result.pushes.map(\.frame.reason.rawValue)
-        print("washer cycle (\(timerOnly ? "timer + progress" : "program state + timer + progress")): "
-            + "\(washer.pushes) pushes \(reasons), max error \(washer.maxError), mean \(washer.meanError)")
+        print(
+            "washer cycle (\(timerOnly ? "timer + progress" : "program state + timer + progress")): "
+                + "\(washer.pushes) pushes \(reasons), max error \(washer.maxError), mean \(washer.meanError)")
         // Timer + progress: seed, a few corrections of the glide (the program is not linear in
         // time), final and end. With the program state: also its label changes, each followed by
         // the progress report that comes 0.3 s later, and a burst at the end (timer idle, 100 %,

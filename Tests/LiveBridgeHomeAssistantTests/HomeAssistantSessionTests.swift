@@ -33,7 +33,8 @@ struct HomeAssistantSessionTests {
             name: "home", url: home.url, token: token,
             entities: [HomeAssistantEntityMapping(entity: "timer.washer", slug: "washer"), printer])
         configuration.configPath = "sources[0]"
-        configuration.reconnect = MQTTReconnectPolicy(initialDelay: 0.05, maximumDelay: 0.2, stableConnectionDuration: 60)
+        configuration.reconnect = MQTTReconnectPolicy(
+            initialDelay: 0.05, maximumDelay: 0.2, stableConnectionDuration: 60)
         return configuration
     }
 
@@ -53,7 +54,8 @@ struct HomeAssistantSessionTests {
         #expect(sent.first == ["type": "auth", "access_token": .string(Self.token)])
         #expect(sent.contains { $0["type"] == "supported_features" && $0["features"]?["coalesce_messages"] == 1 })
         let subscribe = try #require(sent.first { $0["type"] == "subscribe_entities" })
-        #expect(subscribe["entity_ids"] == ["input_boolean.printer_running", "input_number.print_progress", "timer.washer"])
+        #expect(
+            subscribe["entity_ids"] == ["input_boolean.printer_running", "input_number.print_progress", "timer.washer"])
         #expect(session.idViolations.isEmpty)
         session.replay(try Self.recordedChanges())
         let started = try await harness.next { $0.slug == "washer" && $0.phase == .active }
@@ -125,7 +127,12 @@ struct HomeAssistantSessionTests {
     @Test("after Home Assistant drops the connection: reconnect with backoff, resubscribe, resync")
     func reconnectAndResync() async throws {
         let running: [String: JSONValue] = [
-            "timer.washer": ["s": "active", "a": ["duration": "0:30:00", "finishes_at": .string(RFC3339.format(Date().timeIntervalSince1970 + 1200))]],
+            "timer.washer": [
+                "s": "active",
+                "a": [
+                    "duration": "0:30:00", "finishes_at": .string(RFC3339.format(Date().timeIntervalSince1970 + 1200)),
+                ],
+            ]
         ]
         let home = try FakeHomeAssistant(token: Self.token, states: running)
         defer { home.stop() }
@@ -171,7 +178,8 @@ struct HomeAssistantSessionTests {
     @Test("without subscribe_entities: state_changed events plus get_states")
     func stateChangedFallback() async throws {
         let home = try FakeHomeAssistant(
-            token: Self.token, states: ["input_boolean.printer_running": ["s": "on", "a": ["friendly_name": "Printer running"]]],
+            token: Self.token,
+            states: ["input_boolean.printer_running": ["s": "on", "a": ["friendly_name": "Printer running"]]],
             supportsSubscribeEntities: false)
         defer { home.stop() }
         let harness = AdapterHarness()
@@ -196,10 +204,17 @@ struct HomeAssistantSessionTests {
         defer { home.stop() }
         let engine = try await EngineHarness()
         let harness = AdapterHarness()
-        let task = Task { try await HomeAssistantAdapter(configuration: Self.configuration(home)).run(engine.context(harness)) }
+        let task = Task {
+            try await HomeAssistantAdapter(configuration: Self.configuration(home)).run(engine.context(harness))
+        }
         let session = try await home.nextSession()
         try await session.waitForSubscription("livebridge")
-        session.fire("livebridge", data: ["slug": "oven", "name": "Oven", "progress": 0.2, "state": "Preheating", "remaining": "0:10:00", "icon": "mdi:stove"])
+        session.fire(
+            "livebridge",
+            data: [
+                "slug": "oven", "name": "Oven", "progress": 0.2, "state": "Preheating", "remaining": "0:10:00",
+                "icon": "mdi:stove",
+            ])
         #expect(await engine.pushward.waitUntil { $0.activity("oven")?.content["state"] == "Preheating" })
         let created = try #require(engine.pushward.activity("oven"))
         #expect(created.content["live_progress"] == true && created.content["end_date"] != nil)

@@ -6,7 +6,8 @@ import Synchronization
 
 /// The recorded transcripts and replays under `Fixtures/`.
 enum Fixture {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Fixtures")
 
     /// The file's lines.
     static func lines(_ name: String) throws -> [String] {

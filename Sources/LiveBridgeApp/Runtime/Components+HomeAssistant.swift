@@ -6,7 +6,9 @@ extension StandardComponents {
     /// `type: "homeassistant"`: entities and automations of a Home Assistant become activities.
     static var homeAssistantSource: SourceKind {
         SourceKind(type: "homeassistant", summary: "Home Assistant entities and automation events") { entry, services in
-            guard let configuration = HomeAssistantConfiguration.read(entry.reader, name: entry.name) else { return nil }
+            guard let configuration = HomeAssistantConfiguration.read(entry.reader, name: entry.name) else {
+                return nil
+            }
             return SourceInstance(adapter: HomeAssistantAdapter(configuration: configuration, transport: services.http))
         }
     }

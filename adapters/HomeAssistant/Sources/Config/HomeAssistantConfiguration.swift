@@ -69,17 +69,20 @@ extension HomeAssistantConfiguration {
     /// `eventType`, `entities`. Records every problem with its path and calls `finish()`; nil
     /// when the entry cannot work.
     public static func read(_ reader: ConfigReader, name: String) -> HomeAssistantConfiguration? {
-        let url = reader.requiredString("url", hint: "Home Assistant's address, e.g. \"http://homeassistant.local:8123\"")
+        let url = reader.requiredString(
+            "url", hint: "Home Assistant's address, e.g. \"http://homeassistant.local:8123\"")
         if !url.isEmpty && !url.hasPrefix("http://") && !url.hasPrefix("https://") {
             reader.problem("url", "\"\(url)\" is not an http(s) URL; use e.g. \"http://homeassistant.local:8123\"")
         }
         if url.contains("/api/") {
-            reader.problem("url", "give Home Assistant's base address without /api/… (e.g. \"http://homeassistant.local:8123\")")
+            reader.problem(
+                "url", "give Home Assistant's base address without /api/… (e.g. \"http://homeassistant.local:8123\")")
         }
         let token = reader.secret(
             "token", required: true,
             hint: "a long-lived access token from your Home Assistant profile page, e.g. \"${HA_TOKEN}\"")
-        let mode = Mode(rawValue: reader.choice("mode", Mode.allCases.map(\.rawValue), default: "websocket")) ?? .websocket
+        let mode =
+            Mode(rawValue: reader.choice("mode", Mode.allCases.map(\.rawValue), default: "websocket")) ?? .websocket
         let pollInterval = reader.duration("pollInterval", default: 10, range: 1...3600)
         var tls = TLSOptions()
         tls.caFile = reader.string("caFile")
@@ -171,7 +174,8 @@ extension HomeAssistantConfiguration {
                 if let maximum = value.doubleValue, maximum > 0 {
                     mapping.progressScale = .maximum(maximum)
                 } else {
-                    reader.problem("progress.scale", "expected \"auto\", \"percent\", \"fraction\" or the maximum (e.g. 255)")
+                    reader.problem(
+                        "progress.scale", "expected \"auto\", \"percent\", \"fraction\" or the maximum (e.g. 255)")
                 }
             }
             source.reader?.finish()
@@ -182,7 +186,8 @@ extension HomeAssistantConfiguration {
                 if durationUnits.contains(unit) {
                     mapping.remainingUnit = unit
                 } else {
-                    reader.problem("remaining.unit", "\"\(unit)\" is not one of \(durationUnits.joined(separator: ", "))")
+                    reader.problem(
+                        "remaining.unit", "\"\(unit)\" is not one of \(durationUnits.joined(separator: ", "))")
                 }
             }
             source.reader?.finish()
@@ -209,7 +214,8 @@ extension HomeAssistantConfiguration {
             if ContentRules.isValidColor(color) {
                 apply(&mapping, color)
             } else {
-                reader.problem(key, "\"\(color)\" is not a colour; use a lower-case name (red, green, blue, …) or #RRGGBB")
+                reader.problem(
+                    key, "\"\(color)\" is not a colour; use a lower-case name (red, green, blue, …) or #RRGGBB")
             }
         }
         if let url = reader.string("url") {
@@ -240,7 +246,8 @@ extension HomeAssistantConfiguration {
             return (HomeAssistantValueSource(entity: entity), nil)
         case .some(.object):
             guard let nested = reader.object(key) else { return nil }
-            let source = HomeAssistantValueSource(entity: nested.string("entity"), attribute: nested.string("attribute"))
+            let source = HomeAssistantValueSource(
+                entity: nested.string("entity"), attribute: nested.string("attribute"))
             if source.entity == nil && source.attribute == nil {
                 nested.problem(nil, "give an entity, an attribute, or both")
             }

@@ -98,7 +98,9 @@ public struct HomeAssistantActivityMapper: Sendable {
 
     /// Replaces every state (a `get_states` answer after a reconnect, or one REST poll) and
     /// re-evaluates every activity.
-    public mutating func replaceStates(_ states: [HomeAssistantEntityState], at now: Double) -> HomeAssistantMapperOutput {
+    public mutating func replaceStates(_ states: [HomeAssistantEntityState], at now: Double)
+        -> HomeAssistantMapperOutput
+    {
         _ = table.replaceAll(states)
         expectingSnapshot = false
         return evaluate(nil, at: now)
@@ -193,7 +195,9 @@ public struct HomeAssistantActivityMapper: Sendable {
         } else if main.domain == "timer" {
             if paused {
                 time = main.attributes["remaining"]?.stringValue.flatMap(ClockText.seconds).map { .remaining($0) }
-            } else if let finish = main.attributes["finishes_at"]?.stringValue.flatMap(HomeAssistantValueReading.timestamp) {
+            } else if let finish = main.attributes["finishes_at"]?.stringValue.flatMap(
+                HomeAssistantValueReading.timestamp)
+            {
                 time = .finishesAt(finish + absoluteShift)
                 run.timerFinish = finish + absoluteShift
             }
@@ -343,7 +347,8 @@ public struct HomeAssistantActivityMapper: Sendable {
                 throw HomeAssistantValueError("a time-only input_datetime is not a finish time; give it a date")
             }
             return try HomeAssistantValueReading.remaining(
-                state.attributes["timestamp"] ?? .null, deviceClass: nil, unit: "timestamp", absoluteShift: absoluteShift)
+                state.attributes["timestamp"] ?? .null, deviceClass: nil, unit: "timestamp",
+                absoluteShift: absoluteShift)
         }
         let unit = mapping.remainingUnit ?? (state.deviceClass == "duration" ? state.unit : nil)
         return try HomeAssistantValueReading.remaining(

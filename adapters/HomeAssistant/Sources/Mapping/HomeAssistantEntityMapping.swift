@@ -67,7 +67,9 @@ public struct HomeAssistantEntityMapping: Sendable, Hashable {
 
     /// Default start, end and pause states per domain; nil for domains whose states say nothing
     /// about a job (`sensor`, `input_select`, …): those must be configured.
-    public static func defaultStates(forDomain domain: String) -> (start: Set<String>, end: Set<String>, paused: Set<String>)? {
+    public static func defaultStates(forDomain domain: String) -> (
+        start: Set<String>, end: Set<String>, paused: Set<String>
+    )? {
         switch domain {
         case "timer": (["active"], ["idle"], ["paused"])
         case "binary_sensor", "switch", "light", "fan", "update", "input_boolean", "automation", "script":

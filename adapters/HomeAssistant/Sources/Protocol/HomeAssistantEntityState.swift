@@ -74,7 +74,8 @@ public struct HomeAssistantEntityState: Sendable, Hashable {
     }
 
     /// Reads the compressed form of `subscribe_entities`: `{"s", "a", "c", "lc", "lu"}` (no id inside).
-    public init(compressed json: JSONValue, entityID: String, path: String = "state") throws(HomeAssistantDecodingError) {
+    public init(compressed json: JSONValue, entityID: String, path: String = "state") throws(HomeAssistantDecodingError)
+    {
         guard case .object(let members) = json else {
             throw HomeAssistantDecodingError("\(path): expected a compressed state object")
         }

@@ -34,7 +34,9 @@ public struct HomeAssistantResult: Sendable, Hashable {
     public var errorMessage: String?
 
     /// A result from its parts.
-    public init(id: Int?, success: Bool, value: JSONValue = .null, errorCode: String? = nil, errorMessage: String? = nil) {
+    public init(
+        id: Int?, success: Bool, value: JSONValue = .null, errorCode: String? = nil, errorMessage: String? = nil
+    ) {
         self.id = id
         self.success = success
         self.value = value
@@ -91,7 +93,8 @@ public struct HomeAssistantFrame: Sendable, Hashable {
         do throws(JSONParseError) {
             json = try JSONParser.parse(text)
         } catch {
-            return HomeAssistantFrame(messages: [], problems: [HomeAssistantDecodingError("not JSON: \(error.description)")])
+            return HomeAssistantFrame(
+                messages: [], problems: [HomeAssistantDecodingError("not JSON: \(error.description)")])
         }
         var frame = HomeAssistantFrame(messages: [], problems: [])
         let elements: [JSONValue]
@@ -187,13 +190,18 @@ extension HomeAssistantEntityChanges {
             throw HomeAssistantDecodingError("event: unexpected key \"\(key)\" (expected a, c or r, or an event_type)")
         }
         if let value = members["a"], !value.isNull {
-            guard case .object(let states) = value else { throw HomeAssistantDecodingError("event.a: expected an object") }
+            guard case .object(let states) = value else {
+                throw HomeAssistantDecodingError("event.a: expected an object")
+            }
             for (entityID, state) in states {
-                added[entityID] = try HomeAssistantEntityState(compressed: state, entityID: entityID, path: "event.a.\(entityID)")
+                added[entityID] = try HomeAssistantEntityState(
+                    compressed: state, entityID: entityID, path: "event.a.\(entityID)")
             }
         }
         if let value = members["c"], !value.isNull {
-            guard case .object(let diffs) = value else { throw HomeAssistantDecodingError("event.c: expected an object") }
+            guard case .object(let diffs) = value else {
+                throw HomeAssistantDecodingError("event.c: expected an object")
+            }
             for (entityID, diff) in diffs {
                 changed[entityID] = try HomeAssistantStateDiff(json: diff, path: "event.c.\(entityID)")
             }

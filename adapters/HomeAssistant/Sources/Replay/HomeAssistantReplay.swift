@@ -75,7 +75,8 @@ public enum HomeAssistantReplay {
         }
 
         let (mappings, eventType) = try mapping(header, records: records.filter { !$0.outbound }.map(\.message))
-        let start = header?["start"]?.doubleValue ?? inferredStart(records.filter { !$0.outbound }.map { ($0.t, $0.message) })
+        let start =
+            header?["start"]?.doubleValue ?? inferredStart(records.filter { !$0.outbound }.map { ($0.t, $0.message) })
         var mapper = HomeAssistantActivityMapper(
             mappings: mappings, eventType: eventType, absoluteShift: start.map { base - $0 } ?? 0)
         var getStatesIDs: Set<Int> = []
@@ -117,7 +118,9 @@ public enum HomeAssistantReplay {
     {
         if let header {
             let problems = ConfigProblems()
-            guard let reader = ConfigReader.object(header["homeassistant"] ?? .null, path: "homeassistant", problems: problems)
+            guard
+                let reader = ConfigReader.object(
+                    header["homeassistant"] ?? .null, path: "homeassistant", problems: problems)
             else {
                 throw HomeAssistantReplayError(line: 1, message: "homeassistant: expected an object")
             }
@@ -125,7 +128,8 @@ public enum HomeAssistantReplay {
             let mappings = reader.objects("entities").compactMap(HomeAssistantConfiguration.readMapping)
             reader.finish()
             if !problems.all.isEmpty {
-                throw HomeAssistantReplayError(line: 1, message: problems.all.map(\.description).joined(separator: "; "))
+                throw HomeAssistantReplayError(
+                    line: 1, message: problems.all.map(\.description).joined(separator: "; "))
             }
             return (mappings, eventType)
         }
@@ -140,7 +144,9 @@ public enum HomeAssistantReplay {
             }
         }
         let mappings = entities.sorted()
-            .filter { HomeAssistantEntityMapping.defaultStates(forDomain: HomeAssistantEntityMapping.domain(of: $0)) != nil }
+            .filter {
+                HomeAssistantEntityMapping.defaultStates(forDomain: HomeAssistantEntityMapping.domain(of: $0)) != nil
+            }
             .map { HomeAssistantEntityMapping(entity: $0) }
         return (mappings, "livebridge")
     }

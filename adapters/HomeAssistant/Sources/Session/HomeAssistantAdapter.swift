@@ -46,7 +46,8 @@ public struct HomeAssistantAdapter: Adapter {
         do {
             let response = try await HomeAssistantREST.get("/api/", configuration, transport)
             guard response.status == 200 else {
-                return ProbeResult(ok: false, detail: HomeAssistantREST.failure(response, path: "/api/", configuration).description)
+                return ProbeResult(
+                    ok: false, detail: HomeAssistantREST.failure(response, path: "/api/", configuration).description)
             }
             let mode = configuration.mode == .poll ? "poll" : "websocket"
             return ProbeResult(

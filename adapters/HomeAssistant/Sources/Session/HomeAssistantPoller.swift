@@ -18,8 +18,10 @@ struct HomeAssistantPoller {
         var reportedMissing: Set<String> = []
         context.logger.info(
             "polling Home Assistant",
-            ["url": configuration.url, "interval_s": String(configuration.pollInterval),
-             "entities": String(mapper.watchedEntityIDs.count)])
+            [
+                "url": configuration.url, "interval_s": String(configuration.pollInterval),
+                "entities": String(mapper.watchedEntityIDs.count),
+            ])
         while true {
             try Task.checkCancellation()
             var delay = configuration.pollInterval
@@ -103,6 +105,7 @@ enum HomeAssistantREST {
         let body = String(response.text.prefix(200))
         return HomeAssistantSessionError(
             .httpStatus,
-            "Home Assistant at \(configuration.url) answered HTTP \(response.status) to GET \(path) (expected 200): \(body)")
+            "Home Assistant at \(configuration.url) answered HTTP \(response.status) to GET \(path) (expected 200): \(body)"
+        )
     }
 }

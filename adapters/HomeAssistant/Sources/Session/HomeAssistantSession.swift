@@ -59,7 +59,8 @@ struct HomeAssistantSession {
     }
 
     static func spoken(_ seconds: Double) -> String {
-        seconds >= 120 ? "\(Int((seconds / 60).rounded())) min" : "\(JSONWriter.string(.number((seconds * 10).rounded() / 10))) s"
+        seconds >= 120
+            ? "\(Int((seconds / 60).rounded())) min" : "\(JSONWriter.string(.number((seconds * 10).rounded() / 10))) s"
     }
 
     /// One connection, from connect to its end (always by throwing).
