@@ -198,6 +198,35 @@ struct HomeAssistantSessionTests {
         #expect(washer.phase == .ended(.success))
     }
 
+    @Test("https with an SPKI pin: the right pin connects, a wrong one is refused and waits the maximum")
+    func pinnedTLS() async throws {
+        let authority = try TestCertificateAuthority(commonName: "127.0.0.1", prefix: "ha-tls")
+        defer { authority.remove() }
+        let server = try await WebSocketTLSEchoServer.start(certificateAuthority: authority)
+        defer { server.stop() }
+        func run(pin: String) async throws -> (ComponentHealth, Double) {
+            let clock = VirtualClock()
+            let harness = AdapterHarness(clock: clock)
+            var configuration = HomeAssistantConfiguration(
+                name: "home", url: "https://127.0.0.1:\(server.port)", token: Self.token,
+                tls: TLSOptions(pinnedPublicKey: pin), entities: [])
+            configuration.setupTimeout = 0.3
+            configuration.reconnect = MQTTReconnectPolicy(initialDelay: 1, maximumDelay: 60, stableConnectionDuration: 60)
+            let task = Task { try await HomeAssistantAdapter(configuration: configuration).run(harness.context) }
+            defer { task.cancel() }
+            await clock.waitForSleepers(1)
+            return (try #require(harness.status), try #require(clock.nextDeadline) - clock.now)
+        }
+        // The echo server speaks TLS and WebSocket but not Home Assistant: with the right pin the
+        // connection is up and the session times out waiting for auth_required.
+        let (connected, retry) = try await run(pin: authority.serverPublicKeyPin)
+        #expect(connected.lastError?.contains("did not finish authentication") == true, "\(connected)")
+        #expect(connected.status == .degraded && retry == 1)
+        let (refused, wait) = try await run(pin: "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=")
+        #expect(refused.status == .error && wait == 60)
+        #expect(refused.lastError?.lowercased().contains("pin") == true, "\(refused)")
+    }
+
     @Test("the custom event creates, updates and ends an activity through the real engine into PushWard")
     func customEventEndToEnd() async throws {
         let home = try FakeHomeAssistant(token: Self.token)

@@ -65,13 +65,3 @@ final class AdapterHarness: Sendable {
         }
     }
 }
-
-/// Waits (bounded, polling a condition the code under test changes on its own threads).
-func eventually(timeout: Duration = .seconds(15), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        guard ContinuousClock.now < deadline else { return false }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return true
-}

@@ -18,6 +18,8 @@ public struct HomeAssistantAdapter: Adapter {
     public init(configuration: HomeAssistantConfiguration, transport: any HTTPTransport = HTTPClient.shared) {
         self.configuration = configuration
         self.transport = transport
+        // Also when built in code rather than read with `ConfigReader.secret`.
+        Redactor.shared.register(configuration.token)
     }
 
     /// The configured name.

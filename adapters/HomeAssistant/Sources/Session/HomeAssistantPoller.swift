@@ -40,7 +40,7 @@ struct HomeAssistantPoller {
                 for update in output.updates { await context.emit(update) }
                 context.health.set(.ok)
                 context.health.noteEvent()
-                _ = backoff.connectionLost(after: .infinity)
+                backoff = MQTTReconnectBackoff(policy: configuration.reconnect)
             } catch let error as HomeAssistantSessionError where error.kind == .authenticationFailed {
                 delay = configuration.authenticationRetryDelay
                 let message = "\(error.description) Next attempt in \(HomeAssistantSession.spoken(delay))."
