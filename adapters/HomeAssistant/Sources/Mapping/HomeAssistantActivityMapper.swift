@@ -59,6 +59,7 @@ public struct HomeAssistantActivityMapper: Sendable {
     public private(set) var table: HomeAssistantStateTable
     private var runs: [String: Run] = [:]
     private var expectingSnapshot = true
+    private var reportedMissing: Set<String> = []
 
     /// A mapper for `mappings`; `eventType` is the custom event's type.
     public init(mappings: [HomeAssistantEntityMapping], eventType: String = "livebridge", absoluteShift: Double = 0) {
@@ -87,7 +88,9 @@ public struct HomeAssistantActivityMapper: Sendable {
             let snapshot = expectingSnapshot
             expectingSnapshot = false
             let touched = table.apply(changes, snapshot: snapshot)
-            return evaluate(snapshot ? nil : touched, at: now)
+            var output = evaluate(snapshot ? nil : touched, at: now)
+            if snapshot { output.problems += missingEntities() }
+            return output
         case .stateChanged(let entityID, let state):
             return evaluate(table.set(entityID, state), at: now)
         case .fired(let type, let data, _):
@@ -103,7 +106,19 @@ public struct HomeAssistantActivityMapper: Sendable {
     {
         _ = table.replaceAll(states)
         expectingSnapshot = false
-        return evaluate(nil, at: now)
+        var output = evaluate(nil, at: now)
+        output.problems += missingEntities()
+        return output
+    }
+
+    /// Watched entities Home Assistant does not know (a typo, or an integration still loading),
+    /// each said once until it appears.
+    private mutating func missingEntities() -> [String] {
+        let missing = Set(watchedEntityIDs).subtracting(table.states.keys)
+        defer { reportedMissing = missing }
+        return missing.subtracting(reportedMissing).sorted().map {
+            "\($0) is not (yet) known to Home Assistant; check the entity id in the source's entities"
+        }
     }
 
     /// An automation's custom event (or any `ActivityCommand` JSON).
