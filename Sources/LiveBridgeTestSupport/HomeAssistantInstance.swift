@@ -22,7 +22,7 @@ public final class HomeAssistantInstance: Sendable {
     private let port: Int
     private let venv: String
     private let tools: String
-    private let process = Mutex<ChildProcess?>(nil)
+    private let process = Mutex<HomeAssistantInstanceProcess?>(nil)
     private let tokenStorage = Mutex("")
 
     /// The venv with `bin/hass`: `$LIVEBRIDGE_HA_VENV`, else `~/.cache/livebridge/ha-venv`.
@@ -96,24 +96,24 @@ public final class HomeAssistantInstance: Sendable {
 
     /// Starts `hass` and waits until its HTTP port answers.
     private func launch(timeout: Double) async throws {
-        let child = try ChildProcess(
+        let child = try HomeAssistantInstanceProcess.spawn(
             venv + "/bin/python",
             [
                 tools + "/run_hass.py", venv + "/bin/hass", "-c", directory.file("config"), "--skip-pip",
                 "--log-no-color",
-            ])
+            ],
+            log: directory.file("hass.out"))
         process.withLock { $0 = child }
         do {
             try await harness(
                 [
-                    "wait-http", "--base", url, "--log", directory.file("config/home-assistant.log"), "--timeout",
-                    String(Int(timeout)),
-                ],
-                timeout: timeout)
+                    "wait-http", "--base", url, "--pid", String(child.pid), "--log", directory.file("hass.out"),
+                    "--timeout", String(Int(timeout)),
+                ], timeout: timeout)
         } catch {
-            child.terminate()
-            throw HomeAssistantInstanceError(
-                "Home Assistant did not come up: \(error)\n\(child.outputText.suffix(3000))")
+            process.withLock { $0 = nil }
+            await child.terminate()
+            throw HomeAssistantInstanceError("Home Assistant did not come up: \(error)\n\(child.output.suffix(3000))")
         }
     }
 
@@ -127,22 +127,21 @@ public final class HomeAssistantInstance: Sendable {
             ], timeout: timeout)
     }
 
-    /// Runs `ha_harness.py` off the cooperative pool.
+    /// Runs `ha_harness.py` (its own process, waited off the cooperative pool).
     private func harness(_ arguments: [String], timeout: Double) async throws {
-        let python = venv + "/bin/python"
-        let script = tools + "/ha_harness.py"
-        _ = try await HTTPBlockingWork.run { try ChildProcess.run(python, [script] + arguments) }
+        try await HomeAssistantInstanceProcess.run(
+            venv + "/bin/python", [tools + "/ha_harness.py"] + arguments, log: directory.file("harness.log"))
     }
 
     /// Stops Home Assistant gracefully (SIGTERM; it saves `.storage`), waiting for it to exit.
     public func stop() async {
         guard
-            let child = process.withLock({ state -> ChildProcess? in
+            let child = process.withLock({ state -> HomeAssistantInstanceProcess? in
                 defer { state = nil }
                 return state
             })
         else { return }
-        _ = try? await HTTPBlockingWork.run { child.terminate() }
+        await child.terminate()
     }
 
     /// Stops and starts again on the same port with the same config and token.

@@ -1,8 +1,10 @@
 import Foundation
+import Glibc
 import LiveBridgeCore
 import LiveBridgeHomeAssistant
 import LiveBridgeNet
 import LiveBridgeTestSupport
+import Synchronization
 import Testing
 
 /// The WebSocket session against `FakeHomeAssistant` replaying the real transcripts.
@@ -198,17 +200,109 @@ struct HomeAssistantSessionTests {
         #expect(washer.phase == .ended(.success))
     }
 
+    @Test("poll mode: states by REST, unknown entities reported, a refused token waits 10 minutes; probe")
+    func pollMode() async throws {
+        let refuse = Mutex(false)
+        let server = try HTTPServer(address: "127.0.0.1:0") { request in
+            if refuse.withLock({ $0 }) || request.headers.first(name: "Authorization") != "Bearer \(Self.token)" {
+                return .text("401: Unauthorized", status: 401)
+            }
+            switch request.path {
+            case "/api/":
+                return .json(Array(#"{"message": "API running."}"#.utf8))
+            case "/api/states/input_boolean.printer_running":
+                return .json(
+                    Array(#"{"entity_id": "input_boolean.printer_running", "state": "on", "attributes": {}}"#.utf8))
+            case "/api/states/input_number.print_progress":
+                return .json(
+                    Array(
+                        #"{"entity_id": "input_number.print_progress", "state": "42.0", "attributes": {"unit_of_measurement": "%"}}"#
+                            .utf8))
+            default:
+                return .json(Array(#"{"message": "Entity not found."}"#.utf8), status: 404)
+            }
+        }
+        defer { server.shutdown() }
+        var printer = HomeAssistantEntityMapping(entity: "input_boolean.printer_running", slug: "printer")
+        printer.progress = HomeAssistantValueSource(entity: "input_number.print_progress")
+        var configuration = HomeAssistantConfiguration(
+            name: "home", url: "http://127.0.0.1:\(server.port)", token: Self.token, mode: .poll, pollInterval: 5,
+            entities: [printer, HomeAssistantEntityMapping(entity: "timer.washr", slug: "typo")])
+        configuration.configPath = "sources[0]"
+        let clock = VirtualClock()
+        let harness = AdapterHarness(clock: clock)
+        let adapter = HomeAssistantAdapter(configuration: configuration)
+        #expect(await adapter.probe(harness.context).ok)
+        let task = Task { try await adapter.run(harness.context) }
+        defer { task.cancel() }
+        let update = try await harness.next { $0.slug == "printer" }
+        #expect(update.phase == .active && update.progress == 0.42)
+        await clock.waitForSleepers(1)
+        #expect(try #require(clock.nextDeadline) - clock.now == 5)
+        #expect(harness.logs.lines.contains { $0.contains("timer.washr does not exist in Home Assistant (404)") })
+        refuse.withLock { $0 = true }
+        // advance() wakes the poller and empties the sleeper list; the next sleeper is its wait.
+        clock.advance(by: 5)
+        await clock.waitForSleepers(1)
+        #expect(try #require(clock.nextDeadline) - clock.now == 600)
+        #expect(harness.status?.status == .error)
+        #expect(harness.status?.lastError?.contains("refused the access token (HTTP 401") == true)
+        let probe = await adapter.probe(harness.context)
+        #expect(!probe.ok && probe.detail.contains("sources[0].token"))
+    }
+
     @Test("https with an SPKI pin: the right pin connects, a wrong one is refused and waits the maximum")
     func pinnedTLS() async throws {
-        let authority = try TestCertificateAuthority(commonName: "127.0.0.1", prefix: "ha-tls")
-        defer { authority.remove() }
-        let server = try await WebSocketTLSEchoServer.start(certificateAuthority: authority)
-        defer { server.stop() }
+        let directory = try TemporaryDirectory(prefix: "ha-pin")
+        defer { directory.remove() }
+        let (cert, key, fifo) = (directory.file("cert.pem"), directory.file("key.pem"), directory.file("ready"))
+        // Processes via posix_spawn, not Foundation's Process (see HomeAssistantInstanceProcess).
+        try await HomeAssistantInstanceProcess.run(
+            "openssl",
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "2", "-subj",
+                "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+            ], log: directory.file("openssl.log"))
+        try await HomeAssistantInstanceProcess.run(
+            "sh",
+            [
+                "-c",
+                "openssl x509 -in \"$1\" -pubkey -noout | openssl pkey -pubin -outform der "
+                    + "| openssl dgst -sha256 -binary | base64 > \"$2\"", "pin", cert, directory.file("pin"),
+            ], log: directory.file("openssl.log"))
+        let pin =
+            "sha256//"
+            + (try String(contentsOfFile: directory.file("pin"), encoding: .utf8))
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        guard mkfifo(fifo, 0o600) == 0 else { throw HomeAssistantInstanceError("mkfifo failed") }
+        let server = try HomeAssistantInstanceProcess.spawn(
+            "python3", [Fixture.directory.appendingPathComponent("silent_wss_server.py").path, cert, key, fifo],
+            log: directory.file("server.log"))
+        do {
+            // Blocks (on a thread of its own) until the server has written its port.
+            let line = try await HTTPBlockingWork.run { () -> String in
+                let fd = open(fifo, O_RDONLY)
+                guard fd >= 0 else { throw HomeAssistantInstanceError("cannot open \(fifo)") }
+                defer { close(fd) }
+                var bytes = [UInt8](repeating: 0, count: 64)
+                let count = read(fd, &bytes, bytes.count)
+                return String(decoding: bytes.prefix(max(0, count)), as: UTF8.self)
+            }
+            let port = try #require(Int(line.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines)))
+            try await pinnedTLS(port: port, pin: pin)
+        } catch {
+            await server.terminate()
+            throw error
+        }
+        await server.terminate()
+    }
+
+    func pinnedTLS(port: Int, pin rightPin: String) async throws {
         func run(pin: String) async throws -> (ComponentHealth, Double) {
             let clock = VirtualClock()
             let harness = AdapterHarness(clock: clock)
             var configuration = HomeAssistantConfiguration(
-                name: "home", url: "https://127.0.0.1:\(server.port)", token: Self.token,
+                name: "home", url: "https://127.0.0.1:\(port)", token: Self.token,
                 tls: TLSOptions(pinnedPublicKey: pin), entities: [])
             configuration.setupTimeout = 0.3
             configuration.reconnect = MQTTReconnectPolicy(
@@ -220,7 +314,7 @@ struct HomeAssistantSessionTests {
         }
         // The echo server speaks TLS and WebSocket but not Home Assistant: with the right pin the
         // connection is up and the session times out waiting for auth_required.
-        let (connected, retry) = try await run(pin: authority.serverPublicKeyPin)
+        let (connected, retry) = try await run(pin: rightPin)
         #expect(connected.lastError?.contains("did not finish authentication") == true, "\(connected)")
         #expect(connected.status == .degraded && retry == 1)
         let (refused, wait) = try await run(pin: "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=")
