@@ -70,6 +70,8 @@ struct HomeAssistantSession {
             caFile: configuration.tls.caFile, connectTimeout: .seconds(10), handshakeTimeout: .seconds(10),
             pingInterval: .seconds(30))
         socketConfiguration.pongTimeout = .seconds(30)
+        // A dead or silent peer should not hold up the reconnect for long.
+        socketConfiguration.closeTimeout = .seconds(2)
         let connection = try await WebSocketConnection.connect(socketConfiguration, logger: context.logger)
         let (events, continuation) = AsyncStream.makeStream(of: Event.self)
         let reader = Task {
