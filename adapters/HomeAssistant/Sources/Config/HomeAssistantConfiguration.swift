@@ -17,6 +17,7 @@ public struct HomeAssistantConfiguration: Sendable {
     public var url: String
     /// Long-lived access token. Secret: never logged.
     public var token: String
+    /// WebSocket (default) or REST polling.
     public var mode: Mode
     /// Seconds between polls in `poll` mode.
     public var pollInterval: Double

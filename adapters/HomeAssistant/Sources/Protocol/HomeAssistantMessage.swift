@@ -25,6 +25,7 @@ public enum HomeAssistantMessage: Sendable, Hashable {
 public struct HomeAssistantResult: Sendable, Hashable {
     /// The command's id (nil when Home Assistant could not read it).
     public var id: Int?
+    /// Whether the command succeeded.
     public var success: Bool
     /// The payload of a successful command (`get_states` → array of states).
     public var value: JSONValue
