@@ -1,3 +1,4 @@
+import Foundation
 import LiveBridgeCore
 import LiveBridgeHomeAssistant
 import LiveBridgeNet
@@ -85,6 +86,20 @@ struct HomeAssistantConfigurationTests {
         #expect(text.contains("sources[0].entities[3].slug: \"dup\" is already used by sources[0].entities[2]"))
         #expect(text.contains("\"unavailable\" never starts or ends an activity"))
         #expect(text.contains("sources[0].entities[3].progres: unknown key; did you mean \"progress\"?"))
+    }
+
+    @Test("examples/homeassistant.json5 is a valid source entry")
+    func example() throws {
+        let path = Fixture.directory.appendingPathComponent("../../../examples/homeassistant.json5").standardized.path
+        let json = try JSON5Parser.parse(try String(contentsOfFile: path, encoding: .utf8))
+        let entry = try #require(json["sources"]?.arrayValue?.first)
+        let problems = ConfigProblems()
+        let reader = try #require(ConfigReader.object(entry, path: "sources[0]", problems: problems))
+        _ = reader.string("name")
+        _ = reader.string("type")
+        let configuration = HomeAssistantConfiguration.read(reader, name: "home")
+        #expect(problems.all.isEmpty, "\(problems.all)")
+        #expect(configuration?.entities.map(\.slug) == ["ha-timer-washer", "washer", "printer"])
     }
 
     @Test("custom events alone (no entities) and poll mode are valid setups")
