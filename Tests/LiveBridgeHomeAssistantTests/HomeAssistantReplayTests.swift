@@ -1,0 +1,94 @@
+import LiveBridgeCore
+import LiveBridgeHomeAssistant
+import Testing
+
+@Suite("Home Assistant replay and push economy")
+struct HomeAssistantReplayTests {
+    static let base = 1_781_517_600.0
+
+    @Test("a recorded transcript replays without a header: default mappings, times moved to the base")
+    func transcriptWithoutHeader() throws {
+        let lines = try Fixture.lines("subscribe_entities.jsonl")
+        #expect(try HomeAssistantReplay.detects(JSONParser.parse(lines[0])))
+        let updates = try HomeAssistantReplay.updates(lines: lines, base: Self.base)
+        let washer = updates.filter { $0.slug == "ha-timer-washer" }
+        #expect(washer.map(\.phase) == [.ended(.success), .active, .paused, .active, .active, .ended(.success)])
+        // finishes_at moved with the recording: the timer started at t = 0.508 and runs 30 s (truncated start).
+        let start = try #require(washer.first { $0.phase == .active })
+        guard case .finishesAt(let finish) = start.eta else {
+            Issue.record("expected an absolute finish")
+            return
+        }
+        #expect(start.observedAt == Self.base + 0.508)
+        #expect(finish - start.observedAt! > 28 && finish - start.observedAt! <= 30)
+        // input_boolean.printer_running has default on/off states: started at t = 2.319.
+        let printer = updates.filter { $0.slug == "ha-input_boolean-printer_running" }
+        #expect(printer.contains { $0.phase == .active && $0.observedAt == Self.base + 2.319 })
+    }
+
+    @Test("header: mapping, start time; the coalesced transcript gives one update per progress change")
+    func headerAndCoalescedFrames() throws {
+        let header = #"""
+            {"homeassistant": {"entities": [{"entity": "input_boolean.printer_running", "slug": "printer", "progress": "input_number.print_progress"}]}, "start": 1795999405.0}
+            """#
+        var lines = try Fixture.lines("coalesce_messages.jsonl")
+        // The printer was switched on before this recording.
+        lines.insert(
+            #"{"t": 0.2, "dir": "in", "msg": {"id": 2, "type": "event", "event": {"c": {"input_boolean.printer_running": {"+": {"s": "on"}}}}}}"#,
+            at: 7)
+        let updates = try HomeAssistantReplay.updates(lines: [header] + lines, base: Self.base)
+        let running = updates.filter { $0.phase == .active }
+        #expect(running.map(\.progress) == [0, 0.1, 0.2, 0.3, 0.4, 0.5])
+        #expect(updates.allSatisfy { $0.slug == "printer" })
+    }
+
+    @Test("bad lines are errors with their line number")
+    func badLines() {
+        #expect(
+            throws: HomeAssistantReplayError(
+                line: 2, message: "expected {\"t\": seconds, \"dir\": \"in\", \"msg\": {…}}")
+        ) {
+            try HomeAssistantReplay.updates(lines: [#"{"t": 1, "msg": {"type": "auth_ok"}}"#, #"{"x": 1}"#], base: 0)
+        }
+        #expect(throws: HomeAssistantReplayError.self) {
+            try HomeAssistantReplay.updates(
+                lines: [#"{"homeassistant": {"entities": [{"entity": "sensor.x"}]}}"#], base: 0)
+        }
+    }
+
+    /// The two washer setups the benchmark reports: the program state with its labels, and a
+    /// timer with a progress sensor only.
+    static func washerLines(timerOnly: Bool) throws -> [String] {
+        var lines = try Fixture.lines("washer_cycle_30min.jsonl")
+        if timerOnly {
+            lines[0] = #"""
+                {"homeassistant": {"entities": [{"entity": "timer.washer", "slug": "washer", "progress": "sensor.washer_progress"}]}, "start": 1796000000.0}
+                """#
+        }
+        return lines
+    }
+
+    @Test("a 30-minute washer cycle costs a handful of pushes and stays within ε", arguments: [false, true])
+    func washerCycleEconomy(timerOnly: Bool) throws {
+        let updates = try HomeAssistantReplay.updates(
+            lines: try Self.washerLines(timerOnly: timerOnly), base: Self.base)
+        #expect(updates.contains { $0.phase == .active && $0.eta == .finishesAt(Self.base + 5 + 1800) })
+        let result = EconomySimulation(model: .interpolating, settings: EconomySettings()).run(updates)
+        let washer = try #require(result.activities.first { $0.slug == "washer" })
+        let reasons = result.pushes.map(\.frame.reason.rawValue)
+        print(
+            "washer cycle (\(timerOnly ? "timer + progress" : "program state + timer + progress")): "
+                + "\(washer.pushes) pushes \(reasons), max error \(washer.maxError), mean \(washer.meanError)")
+        // Timer + progress: seed, a few corrections of the glide (the program is not linear in
+        // time), final and end. With the program state: also its label changes, each followed by
+        // the progress report that comes 0.3 s later, and a burst at the end (timer idle, 100 %,
+        // finished within a second).
+        #expect(washer.pushes <= (timerOnly ? 6 : 12))
+        #expect(washer.meanError <= 0.02)
+        if timerOnly {
+            #expect(washer.maxError <= EconomySettings().maxDisplayError + 0.005)
+        }
+        #expect(result.pushes.last?.frame.kind == .end)
+        #expect(result.pushes.contains { $0.frame.content["end_date"] == .int(Int64(Self.base + 5 + 1800)) })
+    }
+}
