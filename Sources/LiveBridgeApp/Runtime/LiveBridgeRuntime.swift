@@ -133,7 +133,7 @@ public final class LiveBridgeRuntime: Sendable {
 /// The dispatch sources are made here, in a nonisolated function, never in `main.swift`'s
 /// MainActor code (a handler written there traps when Dispatch calls it).
 enum SignalTrap {
-    static func cancelOnTermination(_ task: Task<Void, Never>) -> [any DispatchSourceSignal] {
+    static func cancelOnTermination<Success: Sendable>(_ task: Task<Success, Never>) -> [any DispatchSourceSignal] {
         var sources: [any DispatchSourceSignal] = []
         for signalNumber in [SIGINT, SIGTERM] {
             signal(signalNumber, SIG_IGN)

@@ -16,13 +16,14 @@ extension PreviewPage {
 
         let snapshot = null;
         let serverNow = 0;
+        let serverRate = 1;
         let receivedAt = 0;
         let drawnVersion = -1;
         let connected = false;
         let views = [];
 
-        /** The bridge's clock now: its last `now` plus the time elapsed here since. */
-        function bridgeNow() { return serverNow + (performance.now() - receivedAt) / 1000; }
+        /** The bridge's clock now: its last `now` plus the time elapsed here since (at the clock's rate). */
+        function bridgeNow() { return serverNow + serverRate * (performance.now() - receivedAt) / 1000; }
 
         /** What the phone draws the bar from: the stored content and the time of the last push. */
         function anchorOf(activity) {
@@ -352,6 +353,7 @@ extension PreviewPage {
             const data = await response.json();
             snapshot = data;
             serverNow = data.now;
+            serverRate = typeof data.rate === "number" && data.rate > 0 ? data.rate : 1;
             receivedAt = performance.now();
             setConnected(true);
             renderTotals(data);

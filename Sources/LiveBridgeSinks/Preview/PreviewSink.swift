@@ -197,7 +197,10 @@ public final class PreviewSink: Sink {
     public func snapshot() -> JSONValue {
         let now = clock.now
         let budget = ledger.withLock { $0 }.map { PreviewBudget(used: $0.used(at: now), limit: $0.limit) }
-        return board.withLock { $0.json(now: now, title: configuration.title, sink: name, budget: budget) }
+        var json = board.withLock { $0.json(now: now, title: configuration.title, sink: name, budget: budget) }
+        // A sped-up clock (the demo): the page advances its own time at the same rate.
+        if let scaled = clock as? ScaledClock { json["rate"] = .number(scaled.rate) }
+        return json
     }
 
     /// Answers one request: `GET /` the page, `GET /api/state` the JSON snapshot.
