@@ -97,9 +97,13 @@ public enum SABnzbdReplay {
             lastKept = observation
             result += session.observe(observation)
         }
-        guard idleTail, var tail = lastKept, session.isOpen, session.stage == .settled else { return result }
+        // The recording stopped with SABnzbd idle: the next polls would have seen the same.
+        guard idleTail, session.isOpen, let last = lastKept, var tail = observations.last, tail.queue.slots.isEmpty,
+            (tail.history?.postProcessingSlots ?? 0) == 0
+        else { return result }
         let step = pollInterval > 0 ? pollInterval : spacings.sorted().dropFirst(spacings.count / 2).first ?? 1
-        for _ in 0...max(0, settings.endAfterIdlePolls) where session.isOpen {
+        tail.time = last.time
+        for _ in 0...max(0, settings.endAfterIdlePolls) + 1 where session.isOpen {
             tail.time += step
             result += session.observe(tail)
         }

@@ -46,6 +46,8 @@ public struct SABnzbdSession: Sendable {
     var historyPostProcessing = 0
     var postProcessingOrder: [String] = []
     var lastNews: SABnzbdNews?
+    /// Polls with a non-zero speed since downloading (re)started.
+    var speedSamples = 0
 
     public init(settings: SABnzbdSessionSettings) {
         self.settings = settings
@@ -168,7 +170,7 @@ public struct SABnzbdSession: Sendable {
             lastLiveCard = SABnzbdCard(state: card.state, icon: card.icon, accent: card.accent, subtitle: card.subtitle)
         }
         let phase: ActivityPhase = [.paused, .jobPaused, .stalled].contains(newStage) ? .paused : .active
-        let eta = newStage == .downloading ? estimate(queue) : nil
+        let eta = newStage == .downloading ? estimate(queue, at: t) : nil
         let news = SABnzbdNews(
             card: SABnzbdCard(state: card.state, icon: card.icon, accent: card.accent, subtitle: card.subtitle),
             paused: phase == .paused, progress: progress, finish: eta?.finish(observedAt: t), time: t)
@@ -320,10 +322,12 @@ public struct SABnzbdSession: Sendable {
     private mutating func moving(_ queue: SABnzbdQueue, gained: Double, at t: Double) -> Stage {
         if !(stage?.isMoving ?? false) || segmentStart == nil {
             segmentStart = t
+            speedSamples = 0
             segmentBase = advanced - gained
             lastAdvanceAt = nil
             rate.reset()
         }
+        if queue.bytesPerSecond > 0 { speedSamples += 1 }
         rate.add(time: t, done: advanced)
         if gained > 0 { lastAdvanceAt = t }
         let started = advanced > segmentBase || queue.bytesPerSecond > 0
@@ -332,16 +336,16 @@ public struct SABnzbdSession: Sendable {
         return started ? .downloading : .waiting
     }
 
-    private func estimate(_ queue: SABnzbdQueue) -> ActivityETA? {
+    private func estimate(_ queue: SABnzbdQueue, at time: Double) -> ActivityETA? {
         guard !jobs.contains(where: \.isHeld) else { return nil }
         let remaining = jobs.filter { $0.place == .queue }.reduce(0) { $0 + $1.remainingBytes }
         guard remaining > 0 else { return nil }
-        if let bytesPerSecond = rate.rate, bytesPerSecond > 0 {
-            return .remaining(remaining / bytesPerSecond)
+        if let finish = rate.finish(remaining: remaining, now: time) {
+            return .remaining(finish - time)
         }
         // Too early for a measured rate: SABnzbd's own estimate, but never the first sample after
         // a (re)start, when the speed meter is still warming up.
-        if rate.count >= 2, let left = queue.timeLeftSeconds, left > 0 {
+        if speedSamples >= 2, let left = queue.timeLeftSeconds, left > 0 {
             return .remaining(left)
         }
         return nil

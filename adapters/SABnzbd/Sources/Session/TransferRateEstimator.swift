@@ -1,51 +1,74 @@
-/// A download rate measured from bytes done over a sliding window.
+/// A download rate measured from the moments the bytes-done count moved.
 ///
 /// SABnzbd's `kbpersec` warms up low, lags rate changes by 10–15 s and decays slowly in a stall,
-/// and `mbleft` moves in steps of a few articles; bytes over a 20 s window smooths both. The
-/// owner resets it whenever downloading (re)starts, so a pause never drags the rate down.
+/// and `mbleft` moves in steps of a few articles, so a poll between two steps repeats the last
+/// count. Measuring between the steps' corners over a 20 s window gives a steady rate, and
+/// anchoring the remaining bytes at the last corner gives a finish time that does not saw up and
+/// down with the steps. The owner resets it whenever downloading (re)starts.
 public struct TransferRateEstimator: Sendable, Hashable {
-    struct Sample: Sendable, Hashable {
+    struct Corner: Sendable, Hashable {
         var time: Double
         var done: Double
     }
 
-    /// Seconds of history the rate is measured over.
+    /// Seconds of corners the rate is measured over.
     public var window: Double
-    /// Shortest span that gives a rate; shorter spans give nil (the caller falls back).
+    /// Shortest span between the first and last corner that gives a rate.
     public var minimumSpan: Double
-    private(set) var samples: [Sample] = []
+    private(set) var corners: [Corner] = []
+    private var lastDone: Double?
 
     public init(window: Double = 20, minimumSpan: Double = 6) {
         self.window = window
         self.minimumSpan = minimumSpan
     }
 
-    /// Forgets every sample.
+    /// Forgets everything.
     public mutating func reset() {
-        samples.removeAll()
+        corners.removeAll()
+        lastDone = nil
     }
 
-    /// Number of samples since the last reset.
-    public var count: Int { samples.count }
+    /// Number of corners since the last reset.
+    public var count: Int { corners.count }
 
-    /// Adds the bytes done (cumulative, any origin) at `time`.
+    /// When the count last moved, if it did since the reset.
+    public var lastChange: Double? { corners.last?.time }
+
+    /// Adds the bytes done (cumulative) seen at `time`; only a change makes a corner.
     public mutating func add(time: Double, done: Double) {
-        if let last = samples.last, time <= last.time {
-            samples[samples.count - 1].done = max(last.done, done)
-            return
-        }
-        samples.append(Sample(time: time, done: done))
-        // Keep one sample at or before the window's start so the span covers the whole window.
-        while samples.count > 2, samples[1].time <= time - window {
-            samples.removeFirst()
+        defer { lastDone = max(lastDone ?? done, done) }
+        guard let previous = lastDone, done > previous else { return }
+        corners.append(Corner(time: time, done: done))
+        // Keep one corner at or before the window's start so the span covers the whole window.
+        while corners.count > 2, corners[1].time <= time - window {
+            corners.removeFirst()
         }
     }
 
-    /// Bytes per second over the window, or nil when the samples span less than `minimumSpan`.
+    /// Bytes per second between the window's corners, or nil while they span less than
+    /// `minimumSpan`.
     public var rate: Double? {
-        guard let first = samples.first, let last = samples.last else { return nil }
+        guard let first = corners.first, let last = corners.last else { return nil }
         let span = last.time - first.time
         guard span >= minimumSpan else { return nil }
-        return max(0, last.done - first.done) / span
+        return (last.done - first.done) / span
+    }
+
+    /// Mean seconds between corners in the window.
+    var meanGap: Double? {
+        guard corners.count >= 2, let first = corners.first, let last = corners.last else { return nil }
+        return (last.time - first.time) / Double(corners.count - 1)
+    }
+
+    /// When `remaining` bytes (as counted at the last corner) will be done, at the measured rate.
+    ///
+    /// While the next corner is overdue (a slowdown or a stall), the finish moves with `now`
+    /// instead, so it never lies in the past.
+    public func finish(remaining: Double, now: Double) -> Double? {
+        guard let rate, rate > 0, let anchor = lastChange else { return nil }
+        let allowance = max(3, 2 * (meanGap ?? 0))
+        let start = now - anchor <= allowance ? anchor : now
+        return max(now, start + remaining / rate)
     }
 }
