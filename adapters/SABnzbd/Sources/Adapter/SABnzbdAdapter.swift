@@ -77,6 +77,7 @@ struct SABnzbdPollLoop {
 
     mutating func run(waker: PollWaker) async throws {
         restore()
+        context.health.setDetail("mode", active ? "active" : "idle")
         context.health.setDetail("url", HTTPURLRedactor.redact(SABnzbdClient.apiURL(from: configuration.url)))
         while !Task.isCancelled {
             let delay = await poll()
