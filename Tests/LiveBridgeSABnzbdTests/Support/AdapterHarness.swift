@@ -29,7 +29,7 @@ final class AdapterHarness: Sendable {
         webhooks: AsyncStream<WebhookEvent> = AsyncStream { $0.finish() }
     ) -> AdapterContext {
         let reporter = healthRegistry.reporter(kind: "source", name: name, type: "sabnzbd", clock: clock)
-        let logger = Logger(label: "sabnzbd.\(name)", level: .debug, handler: logs)
+        let logger = Logger(label: "sabnzbd.\(name)", level: .debug, handler: TickingLogHandler(logs: logs, tick: tick))
         return AdapterContext(
             name: name,
             emit: { [self] update in
@@ -71,5 +71,17 @@ final class AdapterHarness: Sendable {
         forward.cancel()
         timer.cancel()
         return satisfied
+    }
+}
+
+/// Keeps log records in memory and ticks the harness on each, so conditions on logs and health
+/// are checked as soon as something is reported.
+struct TickingLogHandler: LogHandler {
+    let logs: InMemoryLogHandler
+    let tick: AsyncStream<Void>.Continuation
+
+    func log(_ record: LogRecord) {
+        logs.log(record)
+        tick.yield()
     }
 }

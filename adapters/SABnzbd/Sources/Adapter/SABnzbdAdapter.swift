@@ -123,6 +123,7 @@ struct SABnzbdPollLoop {
             }
             return configuration.activeInterval
         } catch {
+            if error.code == .cancelled || Task.isCancelled { return 0 }
             return failed(error)
         }
     }

@@ -95,7 +95,7 @@ public struct SABnzbdClient: Sendable {
         do {
             response = try await transport.execute(request)
         } catch {
-            if error.code == .cancelled { throw failure(.timeout, nil, "request cancelled") }
+            if error.code == .cancelled { throw failure(.cancelled, nil, "request cancelled") }
             let code: SABnzbdError.Code = error.code == .timeout ? .timeout : .unreachable
             throw failure(code, nil, "\(error.message) (check \(endpoint.configPath).url)")
         }

@@ -27,6 +27,8 @@ public struct SABnzbdError: Error, Sendable, Equatable, CustomStringConvertible 
         public static let unreachable = Code("unreachable")
         /// No answer in time.
         public static let timeout = Code("timeout")
+        /// The poll was cancelled (the bridge is stopping): not a problem to report.
+        public static let cancelled = Code("cancelled")
 
         public var description: String { name }
     }
