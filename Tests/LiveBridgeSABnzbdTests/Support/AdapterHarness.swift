@@ -11,7 +11,8 @@ final class AdapterHarness: Sendable {
     let metrics = MetricsRegistry()
     private let collected = Mutex<[ActivityUpdate]>([])
     private let ticks: AsyncStream<Void>
-    private let tick: AsyncStream<Void>.Continuation
+    /// Makes the running condition be checked again (for events the harness does not see).
+    let tick: AsyncStream<Void>.Continuation
 
     init() {
         (ticks, tick) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -26,13 +27,15 @@ final class AdapterHarness: Sendable {
 
     func context(
         name: String = "home", clock: any TimeSource, store: any StateStore,
-        webhooks: AsyncStream<WebhookEvent> = AsyncStream { $0.finish() }
+        webhooks: AsyncStream<WebhookEvent> = AsyncStream { $0.finish() },
+        forward: (@Sendable (ActivityUpdate) async -> Void)? = nil
     ) -> AdapterContext {
         let reporter = healthRegistry.reporter(kind: "source", name: name, type: "sabnzbd", clock: clock)
         let logger = Logger(label: "sabnzbd.\(name)", level: .debug, handler: TickingLogHandler(logs: logs, tick: tick))
         return AdapterContext(
             name: name,
             emit: { [self] update in
+                await forward?(update)
                 self.collected.withLock { $0.append(update) }
                 self.tick.yield()
             },

@@ -292,7 +292,7 @@ public struct SABnzbdSession: Sendable {
             switch active.status {
             case "Checking": return (.checking, active.id)
             case "Fetching", "Grabbing": return (.fetching, active.id)
-            default: return (moving(queue, gained: gained, at: t), active.id)
+            default: return (moving(queue, job: active, gained: gained, at: t), active.id)
             }
         }
         let processing = jobs.filter { $0.place == .postProcessing }
@@ -308,7 +308,7 @@ public struct SABnzbdSession: Sendable {
             return (.jobPaused, paused.id)
         }
         if let first = sessionSlots.first {
-            return (moving(queue, gained: gained, at: t), first.id)
+            return (moving(queue, job: first, gained: gained, at: t), first.id)
         }
         if jobs.contains(where: { $0.place == .unknown }) {
             // Left the queue; the history will tell where to. Keep showing what was shown.
@@ -319,7 +319,9 @@ public struct SABnzbdSession: Sendable {
     }
 
     /// Downloading, waiting for the first bytes, or stalled — judged by bytes, not by `status`.
-    private mutating func moving(_ queue: SABnzbdQueue, gained: Double, at t: Double) -> Stage {
+    /// A job that already has bytes (a resume) is downloading, not waiting, while its speed
+    /// meter starts again.
+    private mutating func moving(_ queue: SABnzbdQueue, job: SABnzbdQueueSlot, gained: Double, at t: Double) -> Stage {
         if !(stage?.isMoving ?? false) || segmentStart == nil {
             segmentStart = t
             speedSamples = 0
@@ -330,7 +332,7 @@ public struct SABnzbdSession: Sendable {
         if queue.bytesPerSecond > 0 { speedSamples += 1 }
         rate.add(time: t, done: advanced)
         if gained > 0 { lastAdvanceAt = t }
-        let started = advanced > segmentBase || queue.bytesPerSecond > 0
+        let started = advanced > segmentBase || queue.bytesPerSecond > 0 || job.doneBytes > 0
         let quietSince = lastAdvanceAt ?? segmentStart ?? t
         if t - quietSince >= settings.stallAfter { return .stalled }
         return started ? .downloading : .waiting
