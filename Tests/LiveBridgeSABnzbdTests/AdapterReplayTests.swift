@@ -39,7 +39,8 @@ struct AdapterReplayTests {
             summary: "Aborted, cannot be completed - https://sabnzbd.org/not-complete", outcome: .failure),
     ]
 
-    @Test("each scenario: the same phases, texts and summary as the pure mapping; cheap idle polls", arguments: scenarios)
+    @Test(
+        "each scenario: the same phases, texts and summary as the pure mapping; cheap idle polls", arguments: scenarios)
     func scenario(_ scenario: Scenario) async throws {
         let clock = SteppingClock(start: Self.start)
         let fake = try FakeSABnzbd(lines: Fixtures.lines(scenario.path), clock: clock, start: Self.start)

@@ -18,7 +18,8 @@ struct BadInputTests {
             timeout: timeout)
     }
 
-    func expectNoSecret(_ harness: AdapterHarness, _ secret: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectNoSecret(_ harness: AdapterHarness, _ secret: String, sourceLocation: SourceLocation = #_sourceLocation)
+    {
         for line in harness.lines where line.contains(secret) {
             Issue.record("secret in a log line: \(line)", sourceLocation: sourceLocation)
         }
@@ -47,7 +48,9 @@ struct BadInputTests {
         #expect(harness.updates.isEmpty)
         // Said once at error level, not once per poll.
         #expect(harness.logs.records.filter { $0.level == .error }.count == 1)
-        #expect(harness.metrics.value("livebridge_sabnzbd_poll_errors_total", ["source": "home", "kind": "authentication"]) >= 7)
+        #expect(
+            harness.metrics.value("livebridge_sabnzbd_poll_errors_total", ["source": "home", "kind": "authentication"])
+                >= 7)
     }
 
     @Test("HTML and non-JSON answers mid-download: health and log say so; the activity carries on unchanged")
@@ -72,8 +75,12 @@ struct BadInputTests {
         #expect(updates.dropLast().allSatisfy { !$0.isEnd && $0.stateText == "Downloading" })
         #expect(updates.last?.subtitleText == "1 job · 62 MB · 1.0 MB/s avg")
         let lines = harness.lines
-        #expect(lines.contains { $0.contains("answered an HTML page instead of JSON") && $0.contains("sources[0].url") })
-        #expect(lines.contains { $0.contains("answered \\\"Service starting\\\" instead of JSON") || $0.contains("Service starting") })
+        #expect(
+            lines.contains { $0.contains("answered an HTML page instead of JSON") && $0.contains("sources[0].url") })
+        #expect(
+            lines.contains {
+                $0.contains("answered \\\"Service starting\\\" instead of JSON") || $0.contains("Service starting")
+            })
         #expect(lines.contains { $0.contains("HTTP 502") })
         #expect(lines.contains { $0.contains("SABnzbd answers again") })
         #expect(harness.metrics.total("livebridge_adapter_parse_errors_total") >= 4)

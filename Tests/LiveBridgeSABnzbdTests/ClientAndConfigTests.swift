@@ -6,11 +6,13 @@ import Testing
 /// URLs, answer classification and the config entry.
 @Suite("SABnzbd client and configuration")
 struct ClientAndConfigTests {
-    @Test("the API URL is found with or without /api, with a url_base and trailing slashes", arguments: [
-        ("http://host:8080", "http://host:8080/api"), ("http://host:8080/", "http://host:8080/api"),
-        ("http://host:8080/api", "http://host:8080/api"), ("http://host:8080/api/", "http://host:8080/api"),
-        ("https://nas/sabnzbd", "https://nas/sabnzbd/api"), (" http://h:1/sabnzbd/api ", "http://h:1/sabnzbd/api"),
-    ])
+    @Test(
+        "the API URL is found with or without /api, with a url_base and trailing slashes",
+        arguments: [
+            ("http://host:8080", "http://host:8080/api"), ("http://host:8080/", "http://host:8080/api"),
+            ("http://host:8080/api", "http://host:8080/api"), ("http://host:8080/api/", "http://host:8080/api"),
+            ("https://nas/sabnzbd", "https://nas/sabnzbd/api"), (" http://h:1/sabnzbd/api ", "http://h:1/sabnzbd/api"),
+        ])
     func apiURL(base: String, expected: String) {
         #expect(SABnzbdClient.apiURL(from: base) == expected)
     }
@@ -18,7 +20,8 @@ struct ClientAndConfigTests {
     @Test("the key travels only as the escaped apikey query parameter, and output=json is always asked for")
     func url() {
         let client = SABnzbdClient(
-            endpoint: .init(sourceName: "home", apiURL: "http://h:8080/api", apiKey: "a b&c=d"), transport: HTTPClient.shared)
+            endpoint: .init(sourceName: "home", apiURL: "http://h:8080/api", apiKey: "a b&c=d"),
+            transport: HTTPClient.shared)
         #expect(
             client.url(mode: "queue", [("start", "0"), ("limit", "1")])
                 == "http://h:8080/api?mode=queue&output=json&start=0&limit=1&apikey=a%20b%26c%3Dd")
@@ -34,17 +37,26 @@ struct ClientAndConfigTests {
     }
 
     static let answers = [
-        Answer(status: 403, contentType: "text/html", body: "API Key Incorrect", code: .authentication, says: "check sources[2].apiKey"),
-        Answer(status: 403, contentType: "text/html", body: "API Key Required", code: .authentication, says: "\"API Key Required\""),
+        Answer(
+            status: 403, contentType: "text/html", body: "API Key Incorrect", code: .authentication,
+            says: "check sources[2].apiKey"),
+        Answer(
+            status: 403, contentType: "text/html", body: "API Key Required", code: .authentication,
+            says: "\"API Key Required\""),
         Answer(status: 403, contentType: "text/html", body: "", code: .authentication, says: "API Key Required"),
         Answer(
-            status: 403, contentType: "text/html", body: "External internet access denied - https://sabnzbd.org/access-denied",
+            status: 403, contentType: "text/html",
+            body: "External internet access denied - https://sabnzbd.org/access-denied",
             code: .accessDenied, says: "SABnzbd refuses this client"),
-        Answer(status: 401, contentType: "text/html", body: "Unauthorized", code: .authentication, says: "sources[2].url"),
-        Answer(status: 404, contentType: "text/html", body: "Not Found", code: .notFound, says: "no SABnzbd API at this address"),
+        Answer(
+            status: 401, contentType: "text/html", body: "Unauthorized", code: .authentication, says: "sources[2].url"),
+        Answer(
+            status: 404, contentType: "text/html", body: "Not Found", code: .notFound,
+            says: "no SABnzbd API at this address"),
         Answer(status: 503, contentType: "text/html", body: "<html>", code: .server, says: "HTTP 503"),
         Answer(status: 200, contentType: "text/html", body: "  <!DOCTYPE html>", code: .notJSON, says: "HTML page"),
-        Answer(status: 200, contentType: "text/plain", body: "API Key Incorrect", code: .authentication, says: "apiKey"),
+        Answer(
+            status: 200, contentType: "text/plain", body: "API Key Incorrect", code: .authentication, says: "apiKey"),
         Answer(status: 200, contentType: "text/plain", body: "ok", code: .notJSON, says: "\"ok\" instead of JSON"),
         Answer(
             status: 200, contentType: "application/json", body: #"{"status": false, "error": "API Key Incorrect"}"#,
@@ -52,7 +64,9 @@ struct ClientAndConfigTests {
         Answer(
             status: 200, contentType: "application/json", body: #"{"status": false, "error": "not implemented"}"#,
             code: .badAnswer, says: "SABnzbd says \"not implemented\""),
-        Answer(status: 200, contentType: "application/json", body: #"{"foo": 1}"#, code: .badAnswer, says: "no \"queue\" member"),
+        Answer(
+            status: 200, contentType: "application/json", body: #"{"foo": 1}"#, code: .badAnswer,
+            says: "no \"queue\" member"),
     ]
 
     @Test("every wrong answer becomes a typed error saying what to check, never with the key", arguments: answers)
@@ -131,6 +145,7 @@ struct ClientAndConfigTests {
         #expect(text.contains { $0 == "sources[0].apiKy: unknown key; did you mean \"apiKey\"?" })
         let query = reader(["url": "http://sab:8080/api?apikey=abc", "apiKey": "k0123456789"])
         _ = SABnzbdConfiguration.read(query, name: "home")
-        #expect(query.problems.all.contains { $0.message.contains("leave the query out") && !$0.message.contains("abc") })
+        #expect(
+            query.problems.all.contains { $0.message.contains("leave the query out") && !$0.message.contains("abc") })
     }
 }

@@ -42,7 +42,11 @@ struct RealSABnzbdTests {
             var settings = EconomySettings()
             settings.endDisplay = 1
             engine = ActivityEngine(
-                bindings: [.init(sink: sink, queue: queue, ledger: BudgetLedger(sink: "phone", limit: nil, store: MemoryStateStore()))],
+                bindings: [
+                    .init(
+                        sink: sink, queue: queue,
+                        ledger: BudgetLedger(sink: "phone", limit: nil, store: MemoryStateStore()))
+                ],
                 settings: settings, clock: clock, store: MemoryStateStore(), logger: .disabled, metrics: metrics)
             adapter = SABnzbdAdapter(
                 configuration: SABnzbdConfiguration(
@@ -64,7 +68,8 @@ struct RealSABnzbdTests {
                 }
             }
             let engine = self.engine
-            let context = harness.context(clock: SystemClock(), store: MemoryStateStore(), webhooks: webhooks) { update in
+            let context = harness.context(clock: SystemClock(), store: MemoryStateStore(), webhooks: webhooks) {
+                update in
                 await engine.emit(update)
             }
             let ended = await harness.run(adapter, context: context, fake: nil, timeout: timeout) { harness in
@@ -74,7 +79,8 @@ struct RealSABnzbdTests {
             _ = await queue.waitUntilIdle(deadline: Date().timeIntervalSince1970 + 10)
             await engine.shutdown(endActivities: false)
             let log = harness.lines.suffix(12).joined(separator: "\n")
-            #expect(ended, "the activity did not end within \(timeout) s: \(harness.updates.map(\.stateText)); log: \(log)")
+            #expect(
+                ended, "the activity did not end within \(timeout) s: \(harness.updates.map(\.stateText)); log: \(log)")
             return harness.updates
         }
 
@@ -92,7 +98,8 @@ struct RealSABnzbdTests {
                     }
                 }
                 guard notify, let name = jobs.first?.name else { return }
-                let body = #"{"version": "1.0", "title": "NZB added to queue", "message": "\#(name).nzb", "type": "info"}"#
+                let body =
+                    #"{"version": "1.0", "title": "NZB added to queue", "message": "\#(name).nzb", "type": "info"}"#
                 inbox.yield(WebhookEvent(body: Array(body.utf8), contentType: "application/json", receivedAt: 0))
             }
         }
@@ -109,9 +116,11 @@ struct RealSABnzbdTests {
             let activity = try #require(fake.activity(RealSABnzbdTests.slug), sourceLocation: sourceLocation)
             #expect(activity.state == "ended" && activity.creates == 1, sourceLocation: sourceLocation)
             let kinds = frames.withLock { $0.map(\.kind) }
-            #expect(kinds.first == .seed && kinds.suffix(2) == [.final, .end], "\(kinds)", sourceLocation: sourceLocation)
+            #expect(
+                kinds.first == .seed && kinds.suffix(2) == [.final, .end], "\(kinds)", sourceLocation: sourceLocation)
             let records = fake.records
-            #expect(records.first?.method == "POST" && records.first?.path == "/activities", sourceLocation: sourceLocation)
+            #expect(
+                records.first?.method == "POST" && records.first?.path == "/activities", sourceLocation: sourceLocation)
             #expect(records.last?.body?["state"] == "ended", sourceLocation: sourceLocation)
             #expect(records.allSatisfy { $0.status < 300 }, sourceLocation: sourceLocation)
             return activity
@@ -184,7 +193,8 @@ struct RealSABnzbdTests {
         }
         await bridge.stop()
         let activity = try bridge.expectLifecycle()
-        #expect(updates.stateSequence.starts(with: ["Downloading", "Paused", "Downloading"]), "\(updates.stateSequence)")
+        #expect(
+            updates.stateSequence.starts(with: ["Downloading", "Paused", "Downloading"]), "\(updates.stateSequence)")
         #expect(updates.filter { $0.stateText == "Paused" }.allSatisfy { $0.phase == .paused && $0.eta == nil })
         let pausedFrame = bridge.frames.withLock { $0.first { $0.content["state"] == "Paused" } }
         #expect(pausedFrame?.content["end_date"] == nil && pausedFrame?.content["live_progress"] == nil)

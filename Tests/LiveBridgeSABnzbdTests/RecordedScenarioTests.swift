@@ -105,7 +105,9 @@ struct RecordedScenarioTests {
         let updates = try replay("f-failed/raw.jsonl")
         #expect(updates.stateSequence == ["Queued for processing", "Failed"])
         let doomed = try #require(updates.first)
-        #expect(doomed.details.subtitle.value == "Failed.Job.F · Aborted, cannot be completed - https://sabnzbd.org/not-complete")
+        #expect(
+            doomed.details.subtitle.value
+                == "Failed.Job.F · Aborted, cannot be completed - https://sabnzbd.org/not-complete")
         let end = try #require(updates.last)
         #expect(end.phase == .ended(.failure))
         #expect(end.content.accentColor.value == "red" && end.content.icon.value == "xmark.octagon.fill")
@@ -144,7 +146,8 @@ struct RecordedScenarioTests {
         let updates = try replay("sab5-samples/run3.jsonl")
         #expect(
             updates.stateSequence == [
-                "Waiting for propagation", "Paused", "Waiting for propagation", "Downloading", "Waiting for propagation",
+                "Waiting for propagation", "Paused", "Waiting for propagation", "Downloading",
+                "Waiting for propagation",
                 "Waiting", "Downloading", "Extracting", "Waiting for propagation", "Verifying", "Complete",
             ])
         // Propagation is waiting, not done: the bar stays where it is and there is no ETA.
@@ -164,11 +167,13 @@ struct RecordedScenarioTests {
         let first = try #require(updates.first)
         #expect(first.stateText == "Downloading" && first.subtitleText == "2/2 · Second.Job.B")
         #expect(first.eta == nil, "a propagating job in the session means no honest finish time")
-        #expect(updates.contains { $0.stateText == "Waiting for propagation" && $0.subtitleText == "1/2 · Prop.Job.E3" })
+        #expect(
+            updates.contains { $0.stateText == "Waiting for propagation" && $0.subtitleText == "1/2 · Prop.Job.E3" })
         expectMonotonic(updates)
     }
 
-    @Test("every recording: valid content, the slug and name throughout, observedAt set", arguments: Fixtures.recordings)
+    @Test(
+        "every recording: valid content, the slug and name throughout, observedAt set", arguments: Fixtures.recordings)
     func wellFormed(path: String) throws {
         let updates = try replay(path)
         #expect(!updates.isEmpty)
@@ -186,7 +191,8 @@ struct RecordedScenarioTests {
     @Test("replaying at a 3 s poll interval keeps the phases and the summary")
     func coarsePolling() throws {
         for (path, summary) in [
-            ("a-steady/raw.jsonl", "1 job · 62 MB · 1.0 MB/s avg"), ("c-two-jobs/raw.jsonl", "2 jobs · 62 MB · 1.0 MB/s avg"),
+            ("a-steady/raw.jsonl", "1 job · 62 MB · 1.0 MB/s avg"),
+            ("c-two-jobs/raw.jsonl", "2 jobs · 62 MB · 1.0 MB/s avg"),
             ("d-pause-resume/raw.jsonl", "1 job · 62 MB · 1.0 MB/s avg"),
         ] {
             let updates = try SABnzbdReplay.updates(

@@ -171,7 +171,9 @@ struct SessionBehaviourTests {
         let end = updates.last
         #expect(end?.phase == .ended(.failure) && end?.stateText == "1 of 2 failed")
         #expect(end?.content.accentColor.value == "orange")
-        #expect(end?.subtitleText == "1 job · 50 MB · 5.0 MB/s avg · Job.a failed: Repair failed, not enough repair blocks (206 short)")
+        #expect(
+            end?.subtitleText
+                == "1 job · 50 MB · 5.0 MB/s avg · Job.a failed: Repair failed, not enough repair blocks (206 short)")
     }
 
     @Test("a globally paused queue starts no session; a job added during a pause joins after the resume")
@@ -194,7 +196,8 @@ struct SessionBehaviourTests {
         #expect(SABnzbdClock.seconds("0:00:51") == 51)
         #expect(SABnzbdClock.seconds("12:03:04") == 43384)
         #expect(SABnzbdClock.seconds("1:02:03:04") == 93784)
-        #expect(SABnzbdClock.seconds("5") == nil && SABnzbdClock.seconds("1:02") == nil && SABnzbdClock.seconds("") == nil)
+        #expect(
+            SABnzbdClock.seconds("5") == nil && SABnzbdClock.seconds("1:02") == nil && SABnzbdClock.seconds("") == nil)
         _ = poll(Make.queue([Make.slot("a", mb: 900_000, left: 899_000)], timeleft: "1:02:03:04"), after: 0)
         let updates = poll(Make.queue([Make.slot("a", mb: 900_000, left: 899_000)], timeleft: "1:02:03:04"), after: 1)
         #expect(updates.first?.eta == .remaining(93784))
@@ -219,6 +222,7 @@ struct SessionBehaviourTests {
             time += 3
             updates += restored.observe(SABnzbdObservation(time: time, queue: Make.queue([]), history: history))
         }
-        #expect(updates.last?.phase == .ended(.success) && updates.last?.subtitleText.hasPrefix("2 jobs · 20 MB") == true)
+        #expect(
+            updates.last?.phase == .ended(.success) && updates.last?.subtitleText.hasPrefix("2 jobs · 20 MB") == true)
     }
 }

@@ -67,13 +67,15 @@ struct WireDecodingTests {
         #expect(try SABnzbdHistory.decode(answer: JSONParser.parse(#"{"history": false}"#)) == nil)
     }
 
-    @Test("wrong shapes are typed errors naming what was expected", arguments: [
-        (#"[]"#, "expected a JSON object"),
-        (#"{"version": "4.5.0"}"#, "no \"queue\" member"),
-        (#"{"queue": "x"}"#, "\"queue\" is a string"),
-        (#"{"queue": {"status": "Idle", "slots": 5}}"#, "\"queue.slots\" is a number"),
-        (#"{"status": false, "error": "not implemented"}"#, "SABnzbd answered with an error: \"not implemented\""),
-    ])
+    @Test(
+        "wrong shapes are typed errors naming what was expected",
+        arguments: [
+            (#"[]"#, "expected a JSON object"),
+            (#"{"version": "4.5.0"}"#, "no \"queue\" member"),
+            (#"{"queue": "x"}"#, "\"queue\" is a string"),
+            (#"{"queue": {"status": "Idle", "slots": 5}}"#, "\"queue.slots\" is a number"),
+            (#"{"status": false, "error": "not implemented"}"#, "SABnzbd answered with an error: \"not implemented\""),
+        ])
     func shapes(text: String, expected: String) throws {
         #expect {
             try SABnzbdQueue(answer: JSONParser.parse(text))

@@ -22,7 +22,8 @@ extension StandardComponents {
         DetectableFormat(
             format: ReplayFormat(
                 name: "sabnzbd",
-                summary: "SABnzbd queue/history answers per poll: {\"t\", \"queue\", \"history\"} (the recordings' raw.jsonl)"
+                summary:
+                    "SABnzbd queue/history answers per poll: {\"t\", \"queue\", \"history\"} (the recordings' raw.jsonl)"
             ) { lines, base in
                 let settings = SABnzbdSessionSettings(slug: "sabnzbd-replay", name: "SABnzbd (replay)")
                 return try SABnzbdReplay.updates(fromJSONLines: lines, settings: settings, startingAt: base)

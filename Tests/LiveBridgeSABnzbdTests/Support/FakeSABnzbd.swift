@@ -104,7 +104,8 @@ final class FakeSABnzbd: Sendable {
         let limit = request.query["limit"].flatMap { Int($0) }
         let accepted = request.query["apikey"] == apiKey
         let query = request.target.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init) ?? ""
-        let (fault, record, listeners) = state.withLock { state -> (Fault?, Record?, [AsyncStream<Void>.Continuation]) in
+        let (fault, record, listeners) = state.withLock {
+            state -> (Fault?, Record?, [AsyncStream<Void>.Continuation]) in
             let index = state.requests.count
             state.requests.append(
                 Request(time: now, mode: mode, limit: limit, keyAccepted: accepted, rawQuery: query))
@@ -124,12 +125,14 @@ final class FakeSABnzbd: Sendable {
             break
         }
         guard request.path == "/api" || request.path == "/sabnzbd/api" else {
-            return HTTPServerResponse(status: 404, headers: ["Content-Type": "text/html"], body: Array("Not Found".utf8))
+            return HTTPServerResponse(
+                status: 404, headers: ["Content-Type": "text/html"], body: Array("Not Found".utf8))
         }
         if mode == "version" { return .json(Array(#"{"version": "4.5.0"}"#.utf8)) }
         guard accepted else {
             return HTTPServerResponse(
-                status: 403, headers: ["Content-Type": "text/html;charset=utf-8"], body: Array("API Key Incorrect".utf8))
+                status: 403, headers: ["Content-Type": "text/html;charset=utf-8"], body: Array("API Key Incorrect".utf8)
+            )
         }
         guard let record else { return .json(Array(#"{"status": false, "error": "no data"}"#.utf8)) }
         switch mode {

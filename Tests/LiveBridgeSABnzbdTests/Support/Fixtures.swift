@@ -46,7 +46,8 @@ enum Make {
         SABnzbdQueue(
             status: status ?? (paused ? "Paused" : slots.isEmpty || kbps == 0 ? "Idle" : "Downloading"), paused: paused,
             bytesPerSecond: kbps * 1024, totalBytes: slots.reduce(0) { $0 + $1.totalBytes },
-            remainingBytes: slots.reduce(0) { $0 + $1.remainingBytes }, timeLeft: timeleft, slots: slots, version: "4.5.0")
+            remainingBytes: slots.reduce(0) { $0 + $1.remainingBytes }, timeLeft: timeleft, slots: slots,
+            version: "4.5.0")
     }
 
     static func done(
@@ -56,7 +57,8 @@ enum Make {
     ) -> SABnzbdHistorySlot {
         SABnzbdHistorySlot(
             id: id, name: name ?? "Job.\(id)", status: status, loaded: loaded, actionLine: actionLine,
-            failMessage: failMessage, bytes: mb * mib, downloadTime: downloadTime, postProcessingTime: postProcessingTime,
+            failMessage: failMessage, bytes: mb * mib, downloadTime: downloadTime,
+            postProcessingTime: postProcessingTime,
             completed: completed)
     }
 

@@ -28,7 +28,7 @@ final class RealSABnzbd: Sendable {
     init(rate: Int) async throws {
         for tool in ["sabnzbdplus", "par2", "unrar", "python3"] where Self.executable(tool) == nil {
             throw Failure(
-                    description: "\(tool) is not installed: run `make deps` (scripts/deps/20-sabnzbd.sh installs "
+                description: "\(tool) is not installed: run `make deps` (scripts/deps/20-sabnzbd.sh installs "
                     + "sabnzbdplus, par2 and unrar from bookworm-backports)")
         }
         directory = try TemporaryDirectory(prefix: "sabnzbd-it")
@@ -51,14 +51,16 @@ final class RealSABnzbd: Sendable {
             ])
         // SABnzbd's shebang is Debian's /usr/bin/python3; run it as installed.
         sabnzbd = try ChildProcess(
-            Self.executable("sabnzbdplus") ?? "sabnzbdplus", ["-f", root + "/sab/sabnzbd.ini", "-s", "127.0.0.1:\(sabPort)", "-b", "0"],
+            Self.executable("sabnzbdplus") ?? "sabnzbdplus",
+            ["-f", root + "/sab/sabnzbd.ini", "-s", "127.0.0.1:\(sabPort)", "-b", "0"],
             environment: ["HOME": root])
         let deadline = Date().addingTimeInterval(60)
         while true {
             if let answer = try? await call("version"), answer["version"]?.stringValue != nil { break }
             guard sabnzbd.isRunning, Date() < deadline else {
                 await stop()
-                throw Failure(description: "SABnzbd did not answer mode=version within 60 s: \(sabnzbd.outputText.suffix(2000))")
+                throw Failure(
+                    description: "SABnzbd did not answer mode=version within 60 s: \(sabnzbd.outputText.suffix(2000))")
             }
             try await Task.sleep(nanoseconds: 100_000_000)
         }

@@ -70,9 +70,11 @@ public struct SABnzbdConfiguration: Sendable {
         let startGrace = reader.duration("startGrace", default: 5, range: 0...300)
         let lower = url.lowercased()
         if !url.isEmpty, !(lower.hasPrefix("http://") || lower.hasPrefix("https://")) {
-            reader.problem("url", "\"\(HTTPURLRedactor.redact(url))\" is not an http(s) URL; e.g. \"http://192.168.1.10:8080\"")
+            reader.problem(
+                "url", "\"\(HTTPURLRedactor.redact(url))\" is not an http(s) URL; e.g. \"http://192.168.1.10:8080\"")
         } else if url.contains("?") || url.contains("#") {
-            reader.problem("url", "leave the query out (the API key goes in apiKey): \"\(HTTPURLRedactor.redact(url))\"")
+            reader.problem(
+                "url", "leave the query out (the API key goes in apiKey): \"\(HTTPURLRedactor.redact(url))\"")
         }
         if !ContentRules.isValidSlug(slug) {
             reader.problem("slug", "\"\(slug)\" must match ^[a-zA-Z0-9][a-zA-Z0-9_-]{0,127}$")
@@ -81,7 +83,8 @@ public struct SABnzbdConfiguration: Sendable {
             reader.problem("displayName", "must be 1 to 256 characters")
         }
         if active > idle {
-            reader.problem("activeInterval", "\(active) s is longer than idleInterval (\(idle) s); it should be shorter")
+            reader.problem(
+                "activeInterval", "\(active) s is longer than idleInterval (\(idle) s); it should be shorter")
         }
         if let tapURL, !(tapURL.lowercased().hasPrefix("http://") || tapURL.lowercased().hasPrefix("https://")) {
             reader.problem("tapURL", "\"\(tapURL)\" is not an http(s) URL")

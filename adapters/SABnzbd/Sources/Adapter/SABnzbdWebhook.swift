@@ -8,7 +8,9 @@ import LiveBridgeCore
 public enum SABnzbdWebhook {
     /// `NZB added to queue: Job.nzb`, or nil when the body is not an Apprise JSON notification.
     public static func summary(of body: [UInt8]) -> String? {
-        guard !body.isEmpty, let json = try? JSONParser.parse(body), case .object(let members) = json else { return nil }
+        guard !body.isEmpty, let json = try? JSONParser.parse(body), case .object(let members) = json else {
+            return nil
+        }
         let title = members["title"]?.stringValue ?? ""
         let message = members["message"]?.stringValue ?? members["body"]?.stringValue ?? ""
         let text = [title, message].filter { !$0.isEmpty }.joined(separator: ": ")

@@ -106,7 +106,8 @@ public struct SABnzbdClient: Sendable {
     func interpret(_ response: HTTPResponse, mode: String) throws(SABnzbdError) -> JSONValue {
         let text = Self.excerpt(response.text)
         let looksLikeHTML = response.body.first { !Self.isSpace($0) } == UInt8(ascii: "<")
-        let keyHint = "check \(endpoint.configPath).apiKey (SABnzbd → Config → General → API Key; the NZB key is not enough)"
+        let keyHint =
+            "check \(endpoint.configPath).apiKey (SABnzbd → Config → General → API Key; the NZB key is not enough)"
         switch response.status {
         case 200..<300:
             break
@@ -121,14 +122,16 @@ public struct SABnzbdClient: Sendable {
             throw failure(
                 .accessDenied, 403,
                 "HTTP 403 \"\(text)\" — SABnzbd refuses this client; allow it under SABnzbd's Config → General "
-                    + "(external access / host whitelist) or use the address SABnzbd knows in \(endpoint.configPath).url")
+                    + "(external access / host whitelist) or use the address SABnzbd knows in \(endpoint.configPath).url"
+            )
         case 404:
             throw failure(
                 .notFound, 404,
                 "HTTP 404 — no SABnzbd API at this address; \(endpoint.configPath).url should be SABnzbd's base URL "
                     + "such as http://host:8080 (with its url_base, if any)")
         case 500...:
-            throw failure(.server, response.status, "HTTP \(response.status) from SABnzbd or a proxy in front of it; retrying")
+            throw failure(
+                .server, response.status, "HTTP \(response.status) from SABnzbd or a proxy in front of it; retrying")
         default:
             throw failure(.badAnswer, response.status, "unexpected HTTP \(response.status) \"\(text)\"")
         }
@@ -147,7 +150,8 @@ public struct SABnzbdClient: Sendable {
             }
             throw failure(
                 .notJSON, response.status,
-                "mode=\(mode) answered \(text.isEmpty ? "an empty body" : "\"\(text)\"") instead of JSON (\(error.message))")
+                "mode=\(mode) answered \(text.isEmpty ? "an empty body" : "\"\(text)\"") instead of JSON (\(error.message))"
+            )
         }
         if json["status"]?.boolValue == false, let message = json["error"]?.stringValue {
             if message.localizedCaseInsensitiveContains("API Key") {

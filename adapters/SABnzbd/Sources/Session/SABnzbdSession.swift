@@ -394,7 +394,8 @@ public struct SABnzbdSession: Sendable {
         case .postProcessing:
             let text = SABnzbdStageText.postProcessing(job?.status ?? "")
             let detail = job.map { $0.actionLine.isEmpty ? $0.failMessage : $0.actionLine }
-            return SABnzbdCard(state: text.state, icon: text.icon, accent: "purple", subtitle: subtitle).detailed(detail)
+            return SABnzbdCard(state: text.state, icon: text.icon, accent: "purple", subtitle: subtitle).detailed(
+                detail)
         case .settled:
             return lastLiveCard ?? finalCard().card
         }
@@ -406,7 +407,10 @@ public struct SABnzbdSession: Sendable {
         let completed = counted.filter { $0.place == .completed }
         let failed = counted.filter { $0.place != .completed }
         guard !counted.isEmpty else {
-            return (SABnzbdCard(state: "Removed", icon: "trash", accent: "brown", subtitle: "deleted in SABnzbd"), .cancelled)
+            return (
+                SABnzbdCard(state: "Removed", icon: "trash", accent: "brown", subtitle: "deleted in SABnzbd"),
+                .cancelled
+            )
         }
         if failed.isEmpty {
             return (
@@ -444,7 +448,8 @@ public struct SABnzbdSession: Sendable {
 
     // MARK: - Updates
 
-    private func update(_ phase: ActivityPhase, _ card: SABnzbdCard, eta: ActivityETA?, at t: Double) -> ActivityUpdate {
+    private func update(_ phase: ActivityPhase, _ card: SABnzbdCard, eta: ActivityETA?, at t: Double) -> ActivityUpdate
+    {
         ActivityUpdate(
             slug: settings.slug, name: settings.name, phase: phase, content: card.content(tapURL: settings.tapURL),
             details: card.details, progress: progress, eta: eta, priority: settings.priority, observedAt: t)

@@ -14,7 +14,8 @@ extension JSONValue {
         switch self {
         case .string(let text): return text
         case .int(let value): return String(value)
-        case .double(let value): return value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+        case .double(let value):
+            return value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
         default: return nil
         }
     }

@@ -77,7 +77,8 @@ public struct SABnzbdHistorySlot: Sendable, Hashable {
     public var completed: Double?
 
     public init(
-        id: String, name: String, status: String, loaded: Bool = false, actionLine: String = "", failMessage: String = "",
+        id: String, name: String, status: String, loaded: Bool = false, actionLine: String = "",
+        failMessage: String = "",
         bytes: Double = 0, downloadTime: Double = 0, postProcessingTime: Double = 0, completed: Double? = nil
     ) {
         self.id = id

@@ -74,7 +74,8 @@ public struct SABnzbdQueue: Sendable, Hashable {
             throw SABnzbdAnswerError("\"queue.slots\" is \(Self.kind(of: list)), expected a list")
         }
         slots = decoded
-        totalSlots = members["noofslots_total"]?.sabNumber.map { Int($0) } ?? members["noofslots"]?.sabNumber.map { Int($0) }
+        totalSlots =
+            members["noofslots_total"]?.sabNumber.map { Int($0) } ?? members["noofslots"]?.sabNumber.map { Int($0) }
             ?? decoded.count
     }
 
