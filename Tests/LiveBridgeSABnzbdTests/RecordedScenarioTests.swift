@@ -36,8 +36,10 @@ struct RecordedScenarioTests {
         let updates = try replay("a-steady/raw.jsonl")
         #expect(updates.stateSequence == ["Downloading", "Complete"])
         let first = try #require(updates.first)
-        // The 0.5 s "Idle with slots" at the start is neither shown nor taken for done.
-        #expect(abs((first.observedAt ?? 0) - 0.501) < 0.01 && first.stateText == "Downloading" && first.progress == 0)
+        // The 0.5 s "Idle with slots" at the start is neither shown nor taken for done, and the
+        // seed waits for the second speed sample so that it already carries the finish time.
+        #expect(abs((first.observedAt ?? 0) - 1.001) < 0.01 && first.stateText == "Downloading")
+        #expect(first.progress == 0 && first.eta != nil)
         #expect(first.subtitleText == "Steady.Job.A")
         #expect(first.details.subtitle.value?.hasPrefix("Steady.Job.A · ") == true)
         #expect(first.details.subtitle.value?.hasSuffix("KB/s") == true)
@@ -121,7 +123,9 @@ struct RecordedScenarioTests {
         let updates = try replay("sab5-samples/run2.jsonl")
         let all = sessions(updates)
         #expect(all.count == 2)
-        #expect(all[0].stateSequence == ["Downloading", "Complete"])
+        // A 4.8 MB job done within the start grace: created and ended at once, with its result.
+        #expect(all[0].stateSequence == ["Complete"])
+        #expect(all[0].map(\.phase) == [.active, .ended(.success)])
         #expect(all[0].last?.subtitleText == "1 job · 4.8 MB · 4.8 MB/s avg")
         #expect(
             all[1].stateSequence == [

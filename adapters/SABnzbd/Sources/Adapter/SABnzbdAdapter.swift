@@ -9,12 +9,16 @@ public import LiveBridgeNet
 /// ends. Errors never end, blank or fake the activity: they go to `/health` and the log, and
 /// polling backs off (far, for a wrong API key).
 public struct SABnzbdAdapter: Adapter {
+    /// The source's settings.
     public let configuration: SABnzbdConfiguration
     let client: SABnzbdClient
 
+    /// The configured name (`home`).
     public var name: String { configuration.name }
+    /// The config type, `sabnzbd`.
     public var type: String { "sabnzbd" }
 
+    /// An adapter for one SABnzbd; `transport` is the shared libcurl client in the program.
     public init(configuration: SABnzbdConfiguration, transport: any HTTPTransport = HTTPClient.shared) {
         self.configuration = configuration
         client = SABnzbdClient(endpoint: configuration.endpoint, transport: transport)
@@ -23,6 +27,7 @@ public struct SABnzbdAdapter: Adapter {
     /// The `StateStore` key of the session kept for a restart.
     public var storeKey: String { configuration.session.slug + ".session.json" }
 
+    /// Polls until cancelled; webhooks from `context.webhooks` cut the sleep short.
     public func run(_ context: AdapterContext) async throws {
         let waker = PollWaker()
         let logger = context.logger
@@ -38,6 +43,7 @@ public struct SABnzbdAdapter: Adapter {
         try await loop.run(waker: waker)
     }
 
+    /// `livebridge check`: `mode=version`, then a `limit=1` queue to prove the key.
     public func probe(_ context: AdapterContext) async -> ProbeResult {
         do {
             let version = try await client.version()

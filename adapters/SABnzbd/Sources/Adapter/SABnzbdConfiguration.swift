@@ -9,6 +9,7 @@ public struct SABnzbdConfiguration: Sendable {
     public var path: String
     /// SABnzbd's base URL as configured (with or without `/api`).
     public var url: String
+    /// SABnzbd's API key (registered for redaction by the config reader).
     public var apiKey: String
     /// Shared secret a webhook must carry in `X-LiveBridge-Secret` (nil = none required).
     public var webhookSecret: String?
@@ -20,10 +21,12 @@ public struct SABnzbdConfiguration: Sendable {
     public var timeout: Double
     /// Longest wait between polls while SABnzbd keeps refusing the key (or the address).
     public var maximumBackoff: Double
+    /// How an https SABnzbd's certificate is checked.
     public var tls: TLSOptions
     /// Slug, name, end and stall rules of the activity.
     public var session: SABnzbdSessionSettings
 
+    /// Creates a value with the given members.
     public init(
         name: String, path: String = "sources[0]", url: String, apiKey: String, webhookSecret: String? = nil,
         idleInterval: Double = 15, activeInterval: Double = 3, timeout: Double = 10, maximumBackoff: Double = 300,

@@ -12,13 +12,16 @@ public struct SABnzbdClient: Sendable {
         public var sourceName: String
         /// The API URL, `…/api` (see `SABnzbdClient.apiURL(from:)`).
         public var apiURL: String
+        /// SABnzbd's API key (registered for redaction by the config reader).
         public var apiKey: String
         /// Seconds allowed per request.
         public var timeout: Double
+        /// How an https SABnzbd's certificate is checked.
         public var tls: TLSOptions
         /// Where the source sits in the config file (`sources[0]`), for "check …" hints.
         public var configPath: String
 
+        /// Creates a value with the given members.
         public init(
             sourceName: String, apiURL: String, apiKey: String, timeout: Double = 10, tls: TLSOptions = TLSOptions(),
             configPath: String = "sources[0]"
@@ -32,9 +35,11 @@ public struct SABnzbdClient: Sendable {
         }
     }
 
+    /// Where this client sends its calls.
     public let endpoint: Endpoint
     let transport: any HTTPTransport
 
+    /// A client for `endpoint` over `transport`.
     public init(endpoint: Endpoint, transport: any HTTPTransport) {
         self.endpoint = endpoint
         self.transport = transport

@@ -30,15 +30,18 @@ public struct SABnzbdError: Error, Sendable, Equatable, CustomStringConvertible 
         /// The poll was cancelled (the bridge is stopping): not a problem to report.
         public static let cancelled = Code("cancelled")
 
+        /// The code's name, e.g. `authentication`.
         public var description: String { name }
     }
 
+    /// What kind of failure this is.
     public let code: Code
     /// HTTP status when SABnzbd (or a proxy) answered.
     public let status: Int?
     /// User-facing text, secrets masked.
     public let message: String
 
+    /// An error; `message` passes through `Redactor.shared`.
     public init(_ code: Code, status: Int? = nil, message: String) {
         self.code = code
         self.status = status
@@ -50,5 +53,6 @@ public struct SABnzbdError: Error, Sendable, Equatable, CustomStringConvertible 
         code == .authentication || code == .accessDenied || code == .notFound
     }
 
+    /// The message.
     public var description: String { message }
 }

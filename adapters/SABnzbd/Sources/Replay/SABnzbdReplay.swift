@@ -4,13 +4,16 @@ public import LiveBridgeCore
 public struct SABnzbdReplayError: Error, Sendable, Equatable, CustomStringConvertible {
     /// 1-based line number.
     public var line: Int
+    /// What is wrong with the line.
     public var message: String
 
+    /// An error at 1-based `line`.
     public init(line: Int, message: String) {
         self.line = line
         self.message = message
     }
 
+    /// `line N: message`.
     public var description: String { "line \(line): \(message)" }
 }
 

@@ -7,6 +7,7 @@ public struct SABnzbdObservation: Sendable, Hashable {
     /// The history, or nil when it was not read (or was unchanged).
     public var history: SABnzbdHistory?
 
+    /// One poll's answers at `time`.
     public init(time: Double, queue: SABnzbdQueue, history: SABnzbdHistory? = nil) {
         self.time = time
         self.queue = queue

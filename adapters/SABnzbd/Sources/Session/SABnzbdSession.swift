@@ -23,6 +23,7 @@ public struct SABnzbdSession: Sendable {
 
     static let downloadingStatuses: Set<String> = ["Downloading", "Fetching", "Grabbing", "Checking"]
 
+    /// Slug, name and the end, stall and grace rules.
     public let settings: SABnzbdSessionSettings
     var jobs: [SABnzbdSessionJob] = []
     /// The session's progress, 0…1.
@@ -49,6 +50,7 @@ public struct SABnzbdSession: Sendable {
     /// Polls with a non-zero speed since downloading (re)started.
     var speedSamples = 0
 
+    /// An empty session (nothing open until a job shows up).
     public init(settings: SABnzbdSessionSettings) {
         self.settings = settings
         rate = TransferRateEstimator(window: settings.rateWindow, minimumSpan: min(6, settings.rateWindow))
@@ -159,7 +161,12 @@ public struct SABnzbdSession: Sendable {
         if newStage == .settled && quietPolls > max(0, settings.endAfterIdlePolls) {
             return finish(at: t)
         }
-        if !emitted, newStage == .waiting, let startedAt, t - startedAt < settings.startGrace {
+        let eta = newStage == .downloading ? estimate(queue, at: t) : nil
+        if !emitted, let startedAt, t - startedAt < settings.startGrace,
+            newStage == .waiting || (newStage == .downloading && eta == nil)
+        {
+            // The first seconds: SABnzbd's "Idle with slots" and its warm-up speed sample. A seed
+            // that already knows the finish saves the push that would bring it a second later.
             return []
         }
         let card: SABnzbdCard
@@ -170,7 +177,6 @@ public struct SABnzbdSession: Sendable {
             lastLiveCard = SABnzbdCard(state: card.state, icon: card.icon, accent: card.accent, subtitle: card.subtitle)
         }
         let phase: ActivityPhase = [.paused, .jobPaused, .stalled].contains(newStage) ? .paused : .active
-        let eta = newStage == .downloading ? estimate(queue, at: t) : nil
         let news = SABnzbdNews(
             card: SABnzbdCard(state: card.state, icon: card.icon, accent: card.accent, subtitle: card.subtitle),
             paused: phase == .paused, progress: progress, finish: eta?.finish(observedAt: t), time: t)

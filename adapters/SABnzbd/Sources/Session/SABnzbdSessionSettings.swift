@@ -21,6 +21,7 @@ public struct SABnzbdSessionSettings: Sendable, Hashable {
     /// Where a tap on the card leads (SABnzbd's web interface), if set.
     public var tapURL: String?
 
+    /// Creates a value with the given members.
     public init(
         slug: String, name: String, endAfterIdlePolls: Int = 2, stallAfter: Double = 60, startGrace: Double = 5,
         rateWindow: Double = 20, recentWindow: Double = 60, priority: Int? = nil, tapURL: String? = nil

@@ -18,6 +18,7 @@ public struct TransferRateEstimator: Sendable, Hashable {
     private(set) var corners: [Corner] = []
     private var lastDone: Double?
 
+    /// An estimator over `window` seconds that needs `minimumSpan` seconds of corners.
     public init(window: Double = 20, minimumSpan: Double = 6) {
         self.window = window
         self.minimumSpan = minimumSpan

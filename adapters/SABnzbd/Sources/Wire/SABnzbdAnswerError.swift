@@ -6,9 +6,11 @@ public struct SABnzbdAnswerError: Error, Sendable, Equatable, CustomStringConver
     /// What was wrong, free of secrets (answers never carry the API key).
     public var message: String
 
+    /// An error with `message`.
     public init(_ message: String) {
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }

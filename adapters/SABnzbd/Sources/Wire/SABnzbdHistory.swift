@@ -8,6 +8,7 @@ public struct SABnzbdHistory: Sendable, Hashable {
     /// The jobs in this answer.
     public var slots: [SABnzbdHistorySlot]
 
+    /// A history; `postProcessingSlots` defaults to the slots not yet final.
     public init(postProcessingSlots: Int? = nil, slots: [SABnzbdHistorySlot] = []) {
         self.slots = slots
         self.postProcessingSlots = postProcessingSlots ?? slots.filter { !$0.isFinal }.count
@@ -56,7 +57,9 @@ public struct SABnzbdHistorySlot: Sendable, Hashable {
         "Queued", "QuickCheck", "Verifying", "Repairing", "Fetching", "Extracting", "Moving", "Running",
     ]
 
+    /// SABnzbd's job id (`nzo_id`).
     public var id: String
+    /// The job's name.
     public var name: String
     /// `Queued`, `QuickCheck`, `Verifying`, `Repairing`, `Fetching`, `Extracting`, `Moving`,
     /// `Running`, then `Completed` or `Failed` (`Deleted` in some versions).
@@ -76,6 +79,7 @@ public struct SABnzbdHistorySlot: Sendable, Hashable {
     /// Unix seconds the job finished — or, while in post-processing, the time of the answer.
     public var completed: Double?
 
+    /// Creates a value with the given members.
     public init(
         id: String, name: String, status: String, loaded: Bool = false, actionLine: String = "",
         failMessage: String = "",

@@ -24,6 +24,7 @@ public struct SABnzbdQueue: Sendable, Hashable {
     /// SABnzbd's version (`4.5.0`).
     public var version: String?
 
+    /// Creates a value with the given members.
     public init(
         status: String = "Idle", paused: Bool = false, bytesPerSecond: Double = 0, totalBytes: Double = 0,
         remainingBytes: Double = 0, timeLeft: String? = nil, totalSlots: Int? = nil, slots: [SABnzbdQueueSlot] = [],
@@ -112,6 +113,7 @@ public struct SABnzbdQueueSlot: Sendable, Hashable {
     /// The slot's cumulative time left (its bytes plus those above it).
     public var timeLeft: String?
 
+    /// Creates a value with the given members.
     public init(
         id: String, name: String, status: String, totalBytes: Double, remainingBytes: Double, labels: [String] = [],
         timeLeft: String? = nil
