@@ -6,14 +6,14 @@ import Testing
 
 /// The real adapter (HTTP client, poll loop, session) against a fake SABnzbd replaying the
 /// recordings on virtual time.
-@Suite("Adapter against a fake SABnzbd replaying recordings")
+@Suite("Adapter against a fake SABnzbd replaying recordings", .serialized)
 struct AdapterReplayTests {
     static let key = "0123456789abcdef0123456789abcdef"
     static let start = 1_795_999_000.0
 
     func configuration(_ fake: FakeSABnzbd, url: String? = nil, key: String = Self.key) -> SABnzbdConfiguration {
         SABnzbdConfiguration(
-            name: "home", url: url ?? fake.baseURL, apiKey: key, idleInterval: 15, activeInterval: 0.5, timeout: 5)
+            name: "home", url: url ?? fake.baseURL, apiKey: key, idleInterval: 15, activeInterval: 0.5, timeout: 20)
     }
 
     struct Scenario: Sendable, CustomTestStringConvertible {

@@ -5,12 +5,12 @@ import Testing
 
 /// Wrong keys, wrong pages, slow and dead servers: reported in `/health` and the log, never
 /// ending, blanking or faking the activity, never showing the key, never hammering.
-@Suite("Bad input from SABnzbd")
+@Suite("Bad input from SABnzbd", .serialized)
 struct BadInputTests {
     static let start = 1_795_999_000.0
     static let wrongKey = "CANARYwrongsabkey0123456789abcdef"
 
-    func configuration(url: String, key: String = "0123456789abcdef0123456789abcdef", timeout: Double = 5)
+    func configuration(url: String, key: String = "0123456789abcdef0123456789abcdef", timeout: Double = 20)
         -> SABnzbdConfiguration
     {
         SABnzbdConfiguration(

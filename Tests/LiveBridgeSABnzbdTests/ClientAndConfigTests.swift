@@ -4,7 +4,7 @@ import LiveBridgeSABnzbd
 import Testing
 
 /// URLs, answer classification and the config entry.
-@Suite("SABnzbd client and configuration")
+@Suite("SABnzbd client and configuration", .serialized)
 struct ClientAndConfigTests {
     @Test(
         "the API URL is found with or without /api, with a url_base and trailing slashes",
@@ -78,7 +78,7 @@ struct ClientAndConfigTests {
         let key = "CANARYclientkey0123456789abcdef"
         let client = SABnzbdClient(
             endpoint: .init(
-                sourceName: "home", apiURL: fake.baseURL + "/api", apiKey: key, timeout: 5, configPath: "sources[2]"),
+                sourceName: "home", apiURL: fake.baseURL + "/api", apiKey: key, timeout: 20, configPath: "sources[2]"),
             transport: HTTPClient.shared)
         do {
             _ = try await client.queue(limit: 1)

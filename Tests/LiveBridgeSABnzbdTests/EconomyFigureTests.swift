@@ -24,9 +24,8 @@ struct EconomyFigureTests {
     ]
 
     static func figures(_ path: String, pollInterval: Double) throws -> EconomySimulation.Result {
-        let updates = try SABnzbdReplay.updates(
-            fromJSONLines: Fixtures.lines(path), settings: RecordedScenarioTests.settings, startingAt: 1_781_517_600,
-            pollInterval: pollInterval)
+        let updates = try Fixtures.replay(
+            path, settings: RecordedScenarioTests.settings, startingAt: 1_781_517_600, pollInterval: pollInterval)
         return EconomySimulation(model: .interpolating, settings: EconomySettings()).run(updates)
     }
 

@@ -34,7 +34,7 @@ struct RealSABnzbdTests {
             let clock = SystemClock()
             let sink = PushWardSink(
                 configuration: .init(
-                    name: "phone", baseURL: fake.baseURL, apiKey: RealSABnzbdTests.pushwardKey, timeout: 5,
+                    name: "phone", baseURL: fake.baseURL, apiKey: RealSABnzbdTests.pushwardKey, timeout: 20,
                     keyPath: "sinks[0].apiKey"),
                 transport: HTTPClient.shared, clock: clock)
             let metrics = MetricsRegistry()
@@ -51,7 +51,7 @@ struct RealSABnzbdTests {
             adapter = SABnzbdAdapter(
                 configuration: SABnzbdConfiguration(
                     name: "home", url: sab.baseURL, apiKey: RealSABnzbd.apiKey, idleInterval: idleInterval,
-                    activeInterval: 0.5, timeout: 5))
+                    activeInterval: 0.5, timeout: 20))
         }
 
         /// Runs the adapter until the activity has ended on the fake PushWard; `step` may act

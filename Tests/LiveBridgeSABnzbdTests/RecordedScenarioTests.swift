@@ -9,7 +9,7 @@ struct RecordedScenarioTests {
 
     /// The updates for a recording with `t` relative to its first line.
     func replay(_ path: String, settings: SABnzbdSessionSettings = Self.settings) throws -> [ActivityUpdate] {
-        try SABnzbdReplay.updates(fromJSONLines: Fixtures.lines(path), settings: settings, startingAt: 0)
+        try Fixtures.replay(path, settings: settings)
     }
 
     /// Splits updates into sessions (each ends with an `.ended` update, the last may be open).
@@ -199,8 +199,7 @@ struct RecordedScenarioTests {
             ("c-two-jobs/raw.jsonl", "2 jobs · 62 MB · 1.0 MB/s avg"),
             ("d-pause-resume/raw.jsonl", "1 job · 62 MB · 1.0 MB/s avg"),
         ] {
-            let updates = try SABnzbdReplay.updates(
-                fromJSONLines: Fixtures.lines(path), settings: Self.settings, startingAt: 0, pollInterval: 3)
+            let updates = try Fixtures.replay(path, settings: Self.settings, pollInterval: 3)
             let end = try #require(updates.last, "\(path)")
             #expect(end.phase == .ended(.success) && end.subtitleText == summary, "\(path)")
             expectMonotonic(updates)

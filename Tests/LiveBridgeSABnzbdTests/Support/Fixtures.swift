@@ -1,6 +1,7 @@
 import Foundation
 import LiveBridgeCore
 import LiveBridgeSABnzbd
+import Synchronization
 
 /// The recorded SABnzbd answers under `Fixtures/` (see its README).
 enum Fixtures {
@@ -17,6 +18,28 @@ enum Fixtures {
 
     static func json(_ path: String) throws -> JSONValue {
         try JSONParser.parse(text(path))
+    }
+
+    private static let decoded = Mutex<[String: [SABnzbdObservation]]>([:])
+
+    /// A recording's observations, decoded once per test run (the files are large for a debug
+    /// build), with `t` made relative to the first line.
+    static func observations(_ path: String) throws -> [SABnzbdObservation] {
+        if let cached = decoded.withLock({ $0[path] }) { return cached }
+        var observations = try SABnzbdReplay.observations(fromJSONLines: lines(path))
+        let first = observations.first?.time ?? 0
+        for index in observations.indices { observations[index].time -= first }
+        decoded.withLock { $0[path] = observations }
+        return observations
+    }
+
+    /// The session mapping's updates for a recording, starting at `base`.
+    static func replay(
+        _ path: String, settings: SABnzbdSessionSettings, startingAt base: Double = 0, pollInterval: Double = 0
+    ) throws -> [ActivityUpdate] {
+        var observations = try observations(path)
+        for index in observations.indices { observations[index].time += base }
+        return SABnzbdReplay.updates(from: observations, settings: settings, pollInterval: pollInterval)
     }
 
     /// The 4.5.0 scenario recordings and the 5.0 runs, as `raw.jsonl`-style files.

@@ -36,19 +36,24 @@ final class RealSABnzbd: Sendable {
         for folder in ["sab/admin", "sab/logs", "downloads/incomplete", "downloads/complete", "news", "nzb", "run"] {
             try FileManager.default.createDirectory(atPath: root + "/" + folder, withIntermediateDirectories: true)
         }
-        let nntpPort = try Self.freePort()
-        let sabPort = try Self.freePort()
+        let nntpPort = try await Self.freePort()
+        let sabPort = try await Self.freePort()
         port = sabPort
         try Self.ini(root: root, sabPort: sabPort, nntpPort: nntpPort)
             .write(toFile: root + "/sab/sabnzbd.ini", atomically: true, encoding: .utf8)
         let python = Self.executable("python3") ?? "python3"
-        newsServer = try ChildProcess(
-            python,
-            [
-                Self.tools + "/nntpd.py", "serve", "--root", root + "/news", "--host", "127.0.0.1", "--port",
-                String(nntpPort), "--rate", String(rate), "--control", root + "/run/nntpd-control.json", "--stats",
-                root + "/run/nntpd-stats.json", "--log", root + "/run/nntpd.log",
-            ])
+        let nice = Self.executable("nice")
+        // Both run niced and are started off the task pool, so they never starve the rest of a
+        // parallel test run (the fakes' handlers run on that small pool).
+        newsServer = try await OffPool.run {
+            try ChildProcess(
+                nice ?? python,
+                (nice == nil ? [] : ["-n", "10", python]) + [
+                    Self.tools + "/nntpd.py", "serve", "--root", root + "/news", "--host", "127.0.0.1", "--port",
+                    String(nntpPort), "--rate", String(rate), "--control", root + "/run/nntpd-control.json", "--stats",
+                    root + "/run/nntpd-stats.json", "--log", root + "/run/nntpd.log",
+                ])
+        }
         // SABnzbd's shebang is Debian's /usr/bin/python3; run it as installed.
         sabnzbd = try ChildProcess(
             Self.executable("sabnzbdplus") ?? "sabnzbdplus",
@@ -84,20 +89,25 @@ final class RealSABnzbd: Sendable {
         let folder = news + "/" + name
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         // Random content (no two articles alike), made from one random block to stay quick.
-        let block = (0..<65_536).map { _ in UInt8.random(in: 0...255) }
-        var data = Data(capacity: bytes)
-        var counter: UInt32 = 0
-        while data.count < bytes {
-            counter += 1
-            var chunk = block
-            withUnsafeBytes(of: counter) { for (index, byte) in $0.enumerated() { chunk[index] = byte } }
-            data.append(contentsOf: chunk.prefix(bytes - data.count))
+        let file = folder + "/" + name + ".bin"
+        try await OffPool.run {
+            let block = (0..<65_536).map { _ in UInt8.random(in: 0...255) }
+            var data = Data(capacity: bytes)
+            var counter: UInt32 = 0
+            while data.count < bytes {
+                counter += 1
+                var chunk = block
+                withUnsafeBytes(of: counter) { for (index, byte) in $0.enumerated() { chunk[index] = byte } }
+                data.append(contentsOf: chunk.prefix(bytes - data.count))
+            }
+            try data.write(to: URL(fileURLWithPath: file))
         }
-        try data.write(to: URL(fileURLWithPath: folder + "/" + name + ".bin"))
         let nzb = directory.path + "/nzb/" + name + ".nzb"
         var arguments = [Self.tools + "/nntpd.py", "nzb", "--root", news, "--job", name, "--out", nzb]
         if missingAll { arguments += ["--missing", "*:all"] }
-        try ChildProcess.run(Self.executable("python3") ?? "python3", arguments)
+        let python = Self.executable("python3") ?? "python3"
+        let nzbArguments = arguments
+        _ = try await OffPool.run { try ChildProcess.run(python, nzbArguments) }
         let answer = try await call("addlocalfile", [("name", nzb)])
         guard let id = answer["nzo_ids"]?.arrayValue?.first?.stringValue else {
             throw Failure(description: "addlocalfile failed: \(answer)")
@@ -112,11 +122,14 @@ final class RealSABnzbd: Sendable {
             _ = try? await HTTPClient.shared.execute(HTTPRequest(url: url, connectTimeout: 1, timeout: 3))
             let deadline = Date().addingTimeInterval(10)
             while sabnzbd.isRunning && Date() < deadline { try? await Task.sleep(nanoseconds: 50_000_000) }
-            sabnzbd.kill()
         }
         // The news server keeps serving through SIGTERM; it holds nothing worth a clean exit.
-        newsServer.kill()
-        directory.remove()
+        let (sabnzbd, newsServer, directory) = (self.sabnzbd, self.newsServer, self.directory)
+        _ = try? await OffPool.run {
+            sabnzbd.kill()
+            newsServer.kill()
+            directory.remove()
+        }
     }
 
     /// The absolute path of `name` on PATH (or in /usr/bin), nil when missing.
@@ -126,10 +139,12 @@ final class RealSABnzbd: Sendable {
         return folders.map { $0 + "/" + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    static func freePort() throws -> UInt16 {
-        let server = try HTTPServer(address: "127.0.0.1:0") { _ in .text("") }
-        defer { server.shutdown() }
-        return server.port
+    static func freePort() async throws -> UInt16 {
+        try await OffPool.run {
+            let server = try HTTPServer(address: "127.0.0.1:0") { _ in .text("") }
+            defer { server.shutdown() }
+            return server.port
+        }
     }
 
     static func ini(root: String, sabPort: UInt16, nntpPort: UInt16) -> String {
@@ -172,5 +187,16 @@ final class RealSABnzbd: Sendable {
         retention = 0
 
         """
+    }
+}
+
+/// Runs blocking work (process waits, thread joins, file generation) on a thread of its own,
+/// never on the small cooperative pool that every test's async code shares.
+enum OffPool {
+    static func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread { continuation.resume(with: Result { try work() }) }
+            thread.start()
+        }
     }
 }
