@@ -1,0 +1,228 @@
+import LiveBridgeCore
+import LiveBridgeSABnzbd
+import Testing
+
+/// The session mapping on hand-made answers: each pitfall of a real SABnzbd, one test.
+@Suite("Session mapping behaviours")
+struct SessionBehaviourTests {
+    var session = SABnzbdSession(settings: SABnzbdSessionSettings(slug: "sabnzbd-home", name: "SABnzbd (home)"))
+    var time = 1_000_000.0
+
+    /// Feeds one poll `seconds` after the previous one.
+    mutating func poll(
+        _ queue: SABnzbdQueue, _ history: SABnzbdHistory? = Make.history([]), after seconds: Double = 3
+    ) -> [ActivityUpdate] {
+        time += seconds
+        return session.observe(SABnzbdObservation(time: time, queue: queue, history: history))
+    }
+
+    @Test("Idle with slots at a job's start is waiting, never done; held back for the start grace")
+    mutating func idleWithSlots() {
+        let waiting = Make.queue([Make.slot("a", mb: 100, left: 100)], kbps: 0, timeleft: "0:00:00")
+        #expect(poll(waiting, after: 0).isEmpty)
+        #expect(poll(waiting, after: 3).isEmpty)
+        let shown = poll(waiting, after: 3)
+        #expect(shown.count == 1)
+        #expect(shown.first?.stateText == "Waiting" && shown.first?.phase == .active && shown.first?.progress == 0)
+        for _ in 0..<5 { #expect(!poll(waiting).contains { $0.isEnd }) }
+        #expect(session.isOpen)
+    }
+
+    @Test("a job paused on its own drops out of the queue totals but is not completion")
+    mutating func jobPause() {
+        _ = poll(Make.queue([Make.slot("a", mb: 100, left: 60)]), after: 0)
+        _ = poll(Make.queue([Make.slot("a", mb: 100, left: 50)]))
+        // SABnzbd: slot Paused, queue mb/mbleft 0.00, speed decaying.
+        var paused = Make.queue([Make.slot("a", status: "Paused", mb: 100, left: 50)], kbps: 300)
+        paused.totalBytes = 0
+        paused.remainingBytes = 0
+        for _ in 0..<20 {
+            let updates = poll(paused)
+            #expect(!updates.contains { $0.isEnd || $0.stateText == "Complete" })
+        }
+        let last = poll(paused, after: 40)
+        #expect(last.first?.stateText == "Job paused" && last.first?.phase == .paused && last.first?.eta == nil)
+        #expect(abs(session.progress - 0.5) < 1e-6)
+    }
+
+    @Test("par2 volumes added mid-download and jobs joining never move the bar backwards")
+    mutating func neverBackwards() {
+        _ = poll(Make.queue([Make.slot("a", mb: 68.96, left: 51.34)]), after: 0)
+        let before = session.progress
+        // A missing article: SABnzbd queues another par2 volume.
+        _ = poll(Make.queue([Make.slot("a", mb: 69.34, left: 51.71)]))
+        #expect(session.progress >= before)
+        _ = poll(Make.queue([Make.slot("a", mb: 69.34, left: 40)]))
+        let mid = session.progress
+        #expect(mid > before)
+        // A second job joins: the counter changes, the bar does not drop.
+        let joined = poll(Make.queue([Make.slot("a", mb: 69.34, left: 38), Make.slot("b", mb: 60, left: 60)]))
+        #expect(session.progress >= mid)
+        #expect(joined.first?.subtitleText == "1/2 · Job.a")
+        // Job a leaves for post-processing, b downloads.
+        let switched = poll(
+            Make.queue([Make.slot("b", mb: 60, left: 58)]),
+            Make.history([Make.done("a", status: "Extracting", mb: 69, loaded: true, actionLine: "Unpacking: Job.a")]))
+        #expect(session.progress >= mid)
+        #expect(switched.first?.stateText == "Downloading" && switched.first?.subtitleText == "2/2 · Job.b")
+        // The bar reaches 1 exactly when the last byte is in.
+        _ = poll(
+            Make.queue([]),
+            Make.history([Make.done("b", status: "Queued", mb: 60), Make.done("a", mb: 69, completed: time)]))
+        #expect(session.progress == 1)
+    }
+
+    @Test("a job added after everything was downloaded restarts the bar at the byte share, not at full")
+    mutating func joinAfterFull() {
+        _ = poll(Make.queue([Make.slot("a", mb: 50, left: 10)]), after: 0)
+        _ = poll(Make.queue([]), Make.history([Make.done("a", status: "Extracting", mb: 50, loaded: true)]))
+        #expect(session.progress == 1)
+        let updates = poll(
+            Make.queue([Make.slot("b", mb: 50, left: 50)]),
+            Make.history([Make.done("a", status: "Extracting", mb: 50, loaded: true)]))
+        #expect(abs(session.progress - 0.5) < 1e-6)
+        #expect(updates.first?.stateText == "Downloading" && updates.first?.subtitleText == "2/2 · Job.b")
+    }
+
+    @Test("a stall is judged by bytes, not status: Stalled after stallAfter, Downloading again when bytes come")
+    mutating func stall() {
+        _ = poll(Make.queue([Make.slot("a", mb: 100, left: 80)]), after: 0)
+        _ = poll(Make.queue([Make.slot("a", mb: 100, left: 70)]))
+        var last: [ActivityUpdate] = []
+        var speed = 1022.0
+        for _ in 0..<21 {
+            speed *= 0.8
+            last += poll(Make.queue([Make.slot("a", mb: 100, left: 70)], kbps: speed, timeleft: "0:03:37"))
+            #expect(!last.contains { $0.isEnd })
+        }
+        let stalled = last.last
+        #expect(stalled?.stateText == "Stalled" && stalled?.phase == .paused && stalled?.eta == nil)
+        #expect(stalled?.details.subtitle.value?.contains("no data for 1m") == true)
+        let moving = poll(Make.queue([Make.slot("a", mb: 100, left: 60)]))
+        #expect(moving.first?.stateText == "Downloading")
+    }
+
+    @Test("history: a job being processed joins, an old finished one does not, a fresh one does")
+    mutating func historyJoins() {
+        let old = Make.done("old", mb: 5, completed: time - 3600)
+        #expect(poll(Make.queue([]), Make.history([old]), after: 0).isEmpty)
+        #expect(!session.isOpen)
+        // A job that downloaded between idle polls and is now being verified.
+        let verifying = Make.done("v", status: "Verifying", mb: 20, loaded: true, actionLine: "Repairing: 10%")
+        let updates = poll(Make.queue([]), Make.history([verifying, old]))
+        #expect(updates.first?.stateText == "Verifying" && updates.first?.subtitleText == "Job.v")
+        #expect(session.jobIDs == ["v"])
+    }
+
+    @Test("a job that ran entirely between two polls still shows, and ends with its summary")
+    mutating func unseenJob() {
+        _ = poll(Make.queue([]), Make.history([]), after: 0)
+        let fresh = Make.done("f", mb: 12, downloadTime: 6, postProcessingTime: 2, completed: time + 1)
+        var updates: [ActivityUpdate] = []
+        for _ in 0..<3 { updates += poll(Make.queue([]), Make.history([fresh])) }
+        #expect(updates.map(\.phase) == [.active, .ended(.success)])
+        #expect(updates.last?.subtitleText == "1 job · 12 MB · 2.0 MB/s avg · unpack 2s")
+        // It does not come back on later polls.
+        #expect(poll(Make.queue([]), Make.history([fresh])).isEmpty)
+    }
+
+    @Test("the session ends endAfterIdlePolls polls after the last job is final, not before")
+    mutating func endTiming() {
+        _ = poll(Make.queue([Make.slot("a", mb: 10, left: 5)]), after: 0)
+        let done = Make.history([Make.done("a", mb: 10, completed: time)])
+        #expect(!poll(Make.queue([]), done).contains { $0.isEnd })
+        #expect(!poll(Make.queue([]), done).contains { $0.isEnd })
+        let end = poll(Make.queue([]), done)
+        #expect(end.map(\.phase) == [.ended(.success)])
+        #expect(!session.isOpen)
+    }
+
+    @Test("a new job during the quiet polls keeps the session going")
+    mutating func newJobWhileSettling() {
+        _ = poll(Make.queue([Make.slot("a", mb: 10, left: 5)]), after: 0)
+        let done = Make.done("a", mb: 10, completed: time)
+        _ = poll(Make.queue([]), Make.history([done]))
+        let next = poll(Make.queue([Make.slot("b", mb: 10, left: 9)]), Make.history([done]))
+        #expect(next.first?.stateText == "Downloading" && next.first?.subtitleText == "2/2 · Job.b")
+        #expect(session.isOpen)
+    }
+
+    @Test("a job deleted in SABnzbd ends its session as cancelled")
+    mutating func deleted() {
+        _ = poll(Make.queue([Make.slot("a", mb: 10, left: 5)]), after: 0)
+        var updates: [ActivityUpdate] = []
+        for _ in 0..<6 { updates += poll(Make.queue([]), Make.history([])) }
+        #expect(updates.last?.phase == .ended(.cancelled))
+        #expect(updates.last?.stateText == "Removed")
+    }
+
+    @Test("a job failing mid-session does not fill the bar; the end says some failed")
+    mutating func failureMidSession() {
+        _ = poll(Make.queue([Make.slot("a", mb: 50, left: 35), Make.slot("b", mb: 50, left: 50)]), after: 0)
+        let before = session.progress
+        let failed = Make.done(
+            "a", status: "Failed", mb: 15, failMessage: "Repair failed, not enough repair blocks (206 short)",
+            completed: time)
+        _ = poll(Make.queue([Make.slot("b", mb: 50, left: 50)]), Make.history([failed]))
+        #expect(abs(session.progress - before) < 1e-9)
+        var updates: [ActivityUpdate] = []
+        let completed = Make.done("b", mb: 50, downloadTime: 10, completed: time)
+        for _ in 0..<3 { updates += poll(Make.queue([]), Make.history([completed, failed])) }
+        let end = updates.last
+        #expect(end?.phase == .ended(.failure) && end?.stateText == "1 of 2 failed")
+        #expect(end?.content.accentColor.value == "orange")
+        #expect(
+            end?.subtitleText
+                == "1 job · 50 MB · 5.0 MB/s avg · Job.a failed: Repair failed, not enough repair blocks (206 short)")
+    }
+
+    @Test("a globally paused queue starts no session; a job added during a pause joins after the resume")
+    mutating func globalPause() {
+        let paused = Make.queue([Make.slot("a", status: "Queued", mb: 10, left: 10)], paused: true, kbps: 0)
+        #expect(!SABnzbdSession.hasWork(paused))
+        #expect(poll(paused, after: 0).isEmpty && !session.isOpen)
+        _ = poll(Make.queue([Make.slot("a", mb: 10, left: 8)]))
+        let pausedAgain = poll(
+            Make.queue(
+                [Make.slot("a", status: "Queued", mb: 10, left: 8), Make.slot("b", status: "Queued", mb: 5, left: 5)],
+                paused: true, kbps: 0))
+        #expect(pausedAgain.first?.stateText == "Paused" && pausedAgain.first?.subtitleText == "Job.a")
+        let resumed = poll(Make.queue([Make.slot("a", mb: 10, left: 7), Make.slot("b", mb: 5, left: 5)]))
+        #expect(resumed.first?.subtitleText == "1/2 · Job.a")
+    }
+
+    @Test("SABnzbd's timeleft in H:MM:SS and D:HH:MM:SS is the ETA before a rate is measured")
+    mutating func timeleftFormats() {
+        #expect(SABnzbdClock.seconds("0:00:51") == 51)
+        #expect(SABnzbdClock.seconds("12:03:04") == 43384)
+        #expect(SABnzbdClock.seconds("1:02:03:04") == 93784)
+        #expect(
+            SABnzbdClock.seconds("5") == nil && SABnzbdClock.seconds("1:02") == nil && SABnzbdClock.seconds("") == nil)
+        _ = poll(Make.queue([Make.slot("a", mb: 900_000, left: 899_000)], timeleft: "1:02:03:04"), after: 0)
+        let updates = poll(Make.queue([Make.slot("a", mb: 900_000, left: 899_000)], timeleft: "1:02:03:04"), after: 1)
+        #expect(updates.first?.eta == .remaining(93784))
+    }
+
+    @Test("a snapshot restores the same session: jobs, progress, card; finished jobs count in the summary")
+    mutating func snapshotRoundTrip() throws {
+        _ = poll(Make.queue([Make.slot("a", mb: 10, left: 2), Make.slot("b", mb: 10, left: 10)]), after: 0)
+        _ = poll(Make.queue([Make.slot("b", mb: 10, left: 9)]), Make.history([Make.done("a", mb: 10, completed: time)]))
+        let progress = session.progress
+        let snapshot = session.snapshot
+        var restored = try #require(SABnzbdSession(snapshot: snapshot, settings: session.settings))
+        #expect(restored.jobIDs == ["a", "b"] && restored.progress == progress && restored.emitted)
+        #expect(SABnzbdSession(snapshot: snapshot, settings: SABnzbdSessionSettings(slug: "other", name: "x")) == nil)
+        time += 60
+        let next = restored.observe(
+            SABnzbdObservation(time: time, queue: Make.queue([Make.slot("b", mb: 10, left: 4)]), history: nil))
+        #expect(next.first?.subtitleText == "2/2 · Job.b" && (next.first?.progress ?? 0) > progress)
+        var updates: [ActivityUpdate] = []
+        let history = Make.history([Make.done("b", mb: 10, completed: time), Make.done("a", mb: 10, completed: time)])
+        for _ in 0..<3 {
+            time += 3
+            updates += restored.observe(SABnzbdObservation(time: time, queue: Make.queue([]), history: history))
+        }
+        #expect(
+            updates.last?.phase == .ended(.success) && updates.last?.subtitleText.hasPrefix("2 jobs · 20 MB") == true)
+    }
+}
