@@ -3,6 +3,7 @@ import LiveBridgeBambu
 import LiveBridgeCore
 import LiveBridgeHomeAssistant
 import LiveBridgeNet
+import LiveBridgeSABnzbd
 import LiveBridgeSinks
 import Synchronization
 
@@ -83,31 +84,31 @@ enum DemoCommand {
         await preview.attach(to: engine)
         output.out("LiveBridge demo at \(Int(speed))× speed — open \(url) (Ctrl-C to stop)")
         var round = 0
-        repeat {
+        while !Task.isCancelled {
             round += 1
-            let updates: [ActivityUpdate]
-            do {
-                updates = try scenario(base: clock.now + 1)
-            } catch {
-                output.err("livebridge demo: scenario failed: \(error)")
+            guard let updates = try? scenario(base: clock.now + 1) else {
+                output.err("livebridge demo: the scenario could not be built")
                 return ExitStatus.software
             }
-            for update in updates {
-                do {
-                    try await clock.sleep(until: update.observedAt ?? clock.now)
-                } catch {
-                    break
-                }
-                await engine.emit(update)
-            }
-            if Task.isCancelled { break }
-            // Let the end frames go out and the finished cards stand for a while.
-            try? await clock.sleep(for: 120)
-        } while !once && !Task.isCancelled
+            await playRound(updates, engine: engine, clock: clock)
+            if once { break }
+        }
         await engine.shutdown(endActivities: false, flushTimeout: 2)
         preview.shutdown()
         output.out("demo stopped after \(round) round(s); \(Int(metrics.total("livebridge_pushes_sent_total"))) frames delivered")
         return ExitStatus.ok
+    }
+
+    /// Emits each observation at its time, then lets the end frames go out and the finished cards
+    /// stand for a while.
+    static func playRound(_ updates: [ActivityUpdate], engine: ActivityEngine, clock: ScaledClock) async {
+        for update in updates {
+            if Task.isCancelled { return }
+            try? await clock.sleep(until: update.observedAt ?? clock.now)
+            if Task.isCancelled { return }
+            await engine.emit(update)
+        }
+        try? await clock.sleep(for: 120)
     }
 
     /// Every simulated observation, through the adapters' own mapping, in time order.
@@ -121,10 +122,12 @@ enum DemoCommand {
     }
 }
 
-/// Registry of the demo's SABnzbd scenario (kept apart so the SABnzbd mapping is one call).
+/// The demo's SABnzbd scenario through the SABnzbd session mapping.
 enum DemoSources {
     static func sabnzbd(base: Double) throws -> [ActivityUpdate] {
-        []
+        try SABnzbdReplay.updates(
+            fromJSONLines: DemoScenarios.sabnzbd(),
+            settings: SABnzbdSessionSettings(slug: "sabnzbd-demo", name: "SABnzbd (demo)"), startingAt: base)
     }
 }
 

@@ -15,12 +15,12 @@ enum DemoScenarios {
         return String(format: "%d:%02d:%02d", total / 3600, total / 60 % 60, total % 60)
     }
 
-    /// A 3.2 GB download at about 48 MB/s that drops to 22 MB/s halfway, then verification,
+    /// A 24 GB download at about 48 MB/s that drops to 22 MB/s halfway, then verification,
     /// extraction and moving, then a green summary; polled every 3 s.
     static func sabnzbd() -> [String] {
         let name = "ubuntu-24.04.1-desktop-amd64.iso"
         let id = "SABnzbd_nzo_demo0001"
-        let totalMB = 3200.0
+        let totalMB = 24_000.0
         var lines: [String] = []
         let emptyHistory: JSONValue = ["slots": [], "noofslots": 0, "ppslots": 0]
         func queue(status: String, mbLeft: Double, speedKB: Double, slotStatus: String) -> JSONValue {

@@ -31,11 +31,11 @@ enum StandardComponents {
     }
 
     static var sources: [SourceKind] {
-        [bambuSource, homeAssistantSource]
+        [sabnzbdSource, bambuSource, homeAssistantSource]
     }
 
     /// Replay formats of the adapters (`livebridge replay --format …`).
     static var replayFormats: [DetectableFormat] {
-        [bambuReplay, homeAssistantReplay]
+        [sabnzbdReplay, bambuReplay, homeAssistantReplay]
     }
 }

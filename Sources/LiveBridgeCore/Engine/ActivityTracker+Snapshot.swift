@@ -25,6 +25,7 @@ extension ActivityTracker {
         if let lastDetails = detailsRefreshedAt { object["lastDetailsAt"] = .number(lastDetails) }
         if let due = endDueAt { object["endDue"] = .number(due) }
         if let priority = activityPriority { object["priority"] = .int(Int64(priority)) }
+        if let started = jobStartedAt { object["startedAt"] = .number(started) }
         return .object(object)
     }
 
@@ -57,6 +58,7 @@ extension ActivityTracker {
             anchor: anchor, truth: truth, lastPushAt: snapshot["lastPushAt"]?.doubleValue,
             lastDetailsAt: snapshot["lastDetailsAt"]?.doubleValue, endDue: snapshot["endDue"]?.doubleValue,
             staleTTL: snapshot["staleTTL"]?.doubleValue ?? 0, priority: snapshot["priority"]?.intValue,
-            sequence: snapshot["sequence"]?.intValue ?? 0, needsResync: snapshot["needsResync"]?.boolValue ?? false)
+            sequence: snapshot["sequence"]?.intValue ?? 0, needsResync: snapshot["needsResync"]?.boolValue ?? false,
+            startedAt: snapshot["startedAt"]?.doubleValue)
     }
 }

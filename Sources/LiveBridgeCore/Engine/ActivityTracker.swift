@@ -81,6 +81,8 @@ public struct ActivityTracker: Sendable {
     private var suppressedDeadline: Double?
     private var needsResync = false
     private var etaDeviationSince: Double?
+    /// When the activity was seeded (its job started), for windows that scale with the job.
+    private var startedAt: Double?
     private var priority: Int?
     public private(set) var sequence = 0
 
@@ -203,6 +205,16 @@ public struct ActivityTracker: Sendable {
         return endDate - settings.deadlineLead
     }
 
+    /// Seconds since the activity started (the seed), 0 before.
+    func jobAge(at t: Double) -> Double { max(0, t - (startedAt ?? t)) }
+
+    /// The shortest remaining time worth a glide: `liveMinimumWindow`, shorter for short jobs (a
+    /// fifth of the job so far, at least two re-anchor leads), so a one-minute download does not
+    /// stand still for its last third.
+    func liveWindow(at t: Double) -> Double {
+        min(settings.liveMinimumWindow, max(2 * settings.deadlineLead, 0.2 * jobAge(at: t)))
+    }
+
     /// The `end_date` pushed for a finish estimate: padded slightly (see `finishPad`) unless the
     /// finish is a fixed timestamp.
     func endDate(forFinish finish: Double, progress: Double, fixed: Bool, at now: Double) -> Double {
@@ -290,7 +302,7 @@ public struct ActivityTracker: Sendable {
                 } else {
                     etaDeviationSince = nil
                 }
-            } else if !gliding, remaining >= max(60, 3 * settings.liveMinimumWindow) {
+            } else if !gliding, remaining >= max(3 * liveWindow(at: t), min(60, 0.3 * jobAge(at: t))) {
                 // An estimate appeared (or came back): start gliding instead of standing still.
                 return .etaMoved
             }
@@ -315,6 +327,7 @@ public struct ActivityTracker: Sendable {
         endDue = nil
         stored = .object([:])
         needsResync = false
+        startedAt = now
         var frame = push(update, stable: stable, phaseKind: phaseKind, reason: .start, at: now, forceDetails: true)
         frame.kind = .seed
         frame.activityState = "ongoing"
@@ -367,7 +380,7 @@ public struct ActivityTracker: Sendable {
             let remaining = finish - now
             switch model {
             case .interpolating:
-                if remaining >= settings.liveMinimumWindow, progress < 1 {
+                if remaining >= liveWindow(at: now), progress < 1 {
                     fields["end_date"] = .int(Int64(endDate))
                     fields["live_progress"] = .bool(true)
                     newAnchor = DisplayAnchor(progress: progress, time: now, endDate: endDate, live: true)
@@ -500,12 +513,14 @@ public struct ActivityTracker: Sendable {
     var detailsRefreshedAt: Double? { lastDetailsAt }
     var endDueAt: Double? { endDue }
     var activityPriority: Int? { priority }
+    var jobStartedAt: Double? { startedAt }
 
     mutating func restore(
         lifecycle: Lifecycle, stored: JSONValue, lastStable: JSONValue, phase: String, anchor: DisplayAnchor?,
         truth: TruthSample?, lastPushAt: Double?, lastDetailsAt: Double?, endDue: Double?, staleTTL: Double,
-        priority: Int?, sequence: Int, needsResync: Bool
+        priority: Int?, sequence: Int, needsResync: Bool, startedAt: Double? = nil
     ) {
+        self.startedAt = startedAt
         self.lifecycle = lifecycle
         self.stored = stored
         self.lastStable = lastStable
