@@ -25,12 +25,18 @@ public enum LiveBridgeCommand {
     /// Runs the command named by the process arguments and exits with its status.
     public static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
-        let status = await run(arguments, environment: ProcessInfo.processInfo.environment, output: .standard)
+        let status = await run(
+            arguments, environment: ProcessInfo.processInfo.environment, output: .standard, handlesSignals: true)
         exit(status)
     }
 
     /// Runs a command; returns its exit status (tests call this directly).
-    public static func run(_ arguments: [String], environment: [String: String], output: CommandOutput) async -> Int32 {
+    ///
+    /// `handlesSignals`: SIGINT/SIGTERM stop `run` and `demo` cleanly. Only the program itself
+    /// turns this on; a test stops a command by cancelling its task.
+    public static func run(
+        _ arguments: [String], environment: [String: String], output: CommandOutput, handlesSignals: Bool = false
+    ) async -> Int32 {
         NetworkLibraries.initialize()
         guard let command = arguments.first else {
             output.err(usage)
@@ -42,13 +48,13 @@ public enum LiveBridgeCommand {
             return await SendCommand.run(
                 rest, environment: environment, transport: HTTPClient.shared, clock: SystemClock(), output: output)
         case "run":
-            return await RunCommand.run(rest, environment: environment, output: output)
+            return await RunCommand.run(rest, environment: environment, output: output, handlesSignals: handlesSignals)
         case "check":
             return await CheckCommand.run(rest, environment: environment, output: output)
         case "replay":
             return await ReplayCommand.run(rest, environment: environment, output: output)
         case "demo":
-            return await DemoCommand.run(rest, environment: environment, output: output)
+            return await DemoCommand.run(rest, environment: environment, output: output, handlesSignals: handlesSignals)
         case "bench":
             return await BenchCommand.run(rest, environment: environment, output: output)
         case "version", "--version", "-v":

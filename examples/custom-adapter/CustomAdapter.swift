@@ -77,6 +77,6 @@ struct CustomAdapterExample {
         var config = try ConfigLoader.load(path: arguments[1])
         config.addSource(name: "job", type: "command")
         let runtime = try LiveBridgeRuntime(config: config, registry: registry)
-        await runtime.run()
+        await runtime.runUntilTerminated()
     }
 }

@@ -20,7 +20,9 @@ enum DemoCommand {
         --once plays the scenarios once and exits; otherwise they repeat until Ctrl-C.
         """
 
-    static func run(_ arguments: [String], environment: [String: String], output: CommandOutput) async -> Int32 {
+    static func run(
+        _ arguments: [String], environment: [String: String], output: CommandOutput, handlesSignals: Bool = false
+    ) async -> Int32 {
         let speed: Double
         let port: Int
         let once: Bool
@@ -41,9 +43,9 @@ enum DemoCommand {
             return ExitStatus.usage
         }
         let task = Task { await play(speed: speed, port: port, once: once, quiet: quiet, output: output) }
-        let traps = SignalTrap.cancelOnTermination(task)
-        let status = await task.value
-        _ = traps
+        let traps = handlesSignals ? SignalTrap.cancelOnTermination(task) : []
+        let status = await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+        withExtendedLifetime(traps) {}  // the signal sources must outlive the wait
         return status
     }
 

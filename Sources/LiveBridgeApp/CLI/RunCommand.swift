@@ -5,7 +5,9 @@ import LiveBridgeNet
 enum RunCommand {
     static let usage = "usage: livebridge run --config FILE [--log-level info]"
 
-    static func run(_ arguments: [String], environment: [String: String], output: CommandOutput) async -> Int32 {
+    static func run(
+        _ arguments: [String], environment: [String: String], output: CommandOutput, handlesSignals: Bool = false
+    ) async -> Int32 {
         let parsed: ParsedArguments
         do {
             parsed = try ParsedArguments(arguments, options: ["config", "log-level"], flags: ["help"])
@@ -34,9 +36,10 @@ enum RunCommand {
             return ExitStatus.software
         }
         let task = Task { await runtime.run() }
-        let traps = SignalTrap.cancelOnTermination(task)
-        await task.value
-        _ = traps
+        let traps = handlesSignals ? SignalTrap.cancelOnTermination(task) : []
+        await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+        // The signal sources must outlive the wait (`_ = traps` let the optimizer drop them early).
+        withExtendedLifetime(traps) {}
         return ExitStatus.ok
     }
 }

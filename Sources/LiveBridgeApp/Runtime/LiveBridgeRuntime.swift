@@ -87,6 +87,15 @@ public final class LiveBridgeRuntime: Sendable {
     /// The control server's port (nil when `server.listen` is off).
     public var port: UInt16? { server?.port }
 
+    /// Runs until SIGINT or SIGTERM (or cancellation), then shuts down cleanly: what a program
+    /// embedding LiveBridge calls from `main`.
+    public func runUntilTerminated() async {
+        let task = Task { await self.run() }
+        let traps = SignalTrap.cancelOnTermination(task)
+        await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+        withExtendedLifetime(traps) {}  // the signal sources must outlive the wait
+    }
+
     /// Runs until cancelled; then shuts down cleanly.
     public func run() async {
         let logger = services.logger
