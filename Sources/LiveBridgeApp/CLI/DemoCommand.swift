@@ -5,11 +5,3 @@ enum DemoCommand {
         return ExitStatus.software
     }
 }
-
-/// `livebridge bench`: the benchmarks.
-enum BenchCommand {
-    static func run(_ arguments: [String], environment: [String: String], output: CommandOutput) async -> Int32 {
-        output.err("livebridge bench: not available in this build")
-        return ExitStatus.software
-    }
-}
