@@ -10,9 +10,11 @@ one observation per poll, time counted from the first poll:
      "subtitle": "Steady.Job.A", "progress": 0.0123, "remaining": 69}
 
 The mapping is the bench's stand-in for the SABnzbd adapter's (issue 9 swaps it for the adapter's
-own replay once that is merged): waiting/queued/propagating -> "Waiting", downloading ->
-"Downloading" with `remaining` = timeleft, paused -> phase paused, checking/fetching/
-post-processing -> "Post-processing", completed -> end (success), failed -> end (failure).
+own replay once that is merged): downloading -> "Downloading" with `remaining` = timeleft (when
+SABnzbd gives one), the first polls after an add ("waiting": the queue still says Idle while the
+slot already says Downloading) -> "Downloading" without an estimate, queued/propagating ->
+"Waiting", paused -> phase paused, checking/fetching/post-processing -> "Post-processing",
+completed -> end (success), failed -> end (failure).
 
 usage: bench/derive_sabnzbd.py /work/shared/fixtures/sabnzbd [scenario ...]
 """
@@ -55,7 +57,8 @@ def derive(rows):
         elif phase in POST:
             line.update({"state": "Post-processing", "progress": progress})
         elif phase in WAITING:
-            line.update({"state": "Waiting", "progress": progress})
+            slot = row.get("status")
+            line.update({"state": "Downloading" if slot == "Downloading" else "Waiting", "progress": progress})
         else:
             raise SystemExit(f"unknown phase {phase!r}")
         if name and phase not in ("completed", "failed", "completed-with-failures"):

@@ -65,20 +65,34 @@ final class BenchChildProcess: Sendable {
         return nil
     }
 
+    /// How the process ended when asked to stop.
+    enum StopOutcome: Sendable, Equatable {
+        /// It exited on SIGTERM after this many seconds.
+        case terminated(Double)
+        /// It ignored SIGTERM for the whole grace period and was killed.
+        case killed
+        /// It had already exited.
+        case exitedEarlier
+    }
+
     /// SIGTERM, then SIGKILL after `grace` seconds; waits for the exit off the task pool.
-    func stop(grace: Double = 10) async {
-        guard process.isRunning else { return }
+    @discardableResult
+    func stop(grace: Double = 10) async -> StopOutcome {
+        guard process.isRunning else { return .exitedEarlier }
         let process = self.process
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        return await withCheckedContinuation { (continuation: CheckedContinuation<StopOutcome, Never>) in
             let thread = Thread {
+                let start = Date()
                 process.terminate()
-                let deadline = Date().addingTimeInterval(grace)
+                let deadline = start.addingTimeInterval(grace)
                 while process.isRunning && Date() < deadline { usleep(10_000) }
+                var outcome = StopOutcome.terminated(Date().timeIntervalSince(start))
                 if process.isRunning {
                     kill(process.processIdentifier, SIGKILL)
+                    outcome = .killed
                 }
                 process.waitUntilExit()
-                continuation.resume()
+                continuation.resume(returning: outcome)
             }
             thread.start()
         }

@@ -10,7 +10,7 @@ struct BenchRunner: Sendable {
 
     func run() async -> BenchReport {
         var report = BenchReport(machine: .current, commandLine: options.commandLine, quick: options.quick)
-        let settings = EconomySettings()
+        let settings = options.settings
         report.epsilon = settings.maxDisplayError
         let wanted = options.sections
         var loaded: [LoadedTrajectory] = []
@@ -43,11 +43,15 @@ struct BenchRunner: Sendable {
         }
         if wanted.contains("latency") {
             progress("bench: latency, \(options.latencyEvents) events")
-            do throws(BenchError) {
-                report.latency = try await LatencyBench(events: options.latencyEvents).run()
-            } catch {
-                report.failures.append(error.message)
+            var results: [LatencyBench.Result] = []
+            for store in [LatencyBench.Store.files, .memory] {
+                do throws(BenchError) {
+                    results.append(try await LatencyBench(events: options.latencyEvents, store: store).run())
+                } catch {
+                    report.failures.append(error.message)
+                }
             }
+            report.latency = results
         }
         if wanted.contains("throughput") {
             progress("bench: throughput")

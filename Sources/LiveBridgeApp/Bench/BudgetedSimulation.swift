@@ -23,6 +23,8 @@ struct BudgetedSimulation: Sendable {
         var anchors: [String: [DisplayAnchor]]
         /// Updates the ledger counted.
         var counted: Int
+        /// When the count reached the limit (nil: never).
+        var exhaustedAt: Double?
     }
 
     /// Runs `updates` (any slugs, `observedAt` set) and lets deadlines play out until `endTime`.
@@ -32,6 +34,7 @@ struct BudgetedSimulation: Sendable {
         var pushes: [Push] = []
         var anchors: [String: [DisplayAnchor]] = [:]
         var counted = 0
+        var exhaustedAt: Double?
         let sorted = updates.enumerated().sorted {
             ($0.element.observedAt ?? 0, $0.offset) < ($1.element.observedAt ?? 0, $1.offset)
         }.map(\.element)
@@ -42,6 +45,7 @@ struct BudgetedSimulation: Sendable {
             for frame in frames { pushes.append(Push(time: time, frame: frame)) }
             ledger.record(frames.count, at: time)
             counted += frames.count
+            if let limit = settings.monthlyBudget, counted >= limit, exhaustedAt == nil { exhaustedAt = time }
             if let anchor = tracker.anchor { anchors[slug, default: []].append(anchor) }
         }
 
@@ -69,6 +73,6 @@ struct BudgetedSimulation: Sendable {
             record(frames, slug: update.slug, time: time, tracker: tracker)
         }
         runDeadlines(until: finalTime)
-        return Result(pushes: pushes, anchors: anchors, counted: counted)
+        return Result(pushes: pushes, anchors: anchors, counted: counted, exhaustedAt: exhaustedAt)
     }
 }

@@ -5,17 +5,28 @@ import LiveBridgeSinks
 
 /// Section 3: source event in → HTTP request on the wire.
 ///
-/// A real `ActivityEngine` (its own timer and delivery driver, `SystemClock`, state persisted to
-/// files as `livebridge run` does) with a real `PushWardSink` on a real `HTTPClient`, sending to a
-/// `LoopbackPushReceiver`. Each event changes the card's text, so each is pushed at once
+/// A real `ActivityEngine` (its own timer and delivery driver, `SystemClock`) with a real
+/// `PushWardSink` on a real `HTTPClient`, sending to a `LoopbackPushReceiver`. The engine persists
+/// its state after every push: to files with fsync, as `livebridge run` does, or — to see what
+/// that costs — in memory. Each event changes the card's text, so each is pushed at once
 /// (no monthly budget); the latency is from just before `engine.emit` to the receiver's stamp of
 /// the PATCH, on the monotonic clock. Events are sent one at a time, each after the previous
 /// delivery completed, so the figure is latency, not queueing.
 struct LatencyBench: Sendable {
+    /// Where the engine persists its state.
+    enum Store: String, Sendable {
+        /// `FileStateStore` in a temporary directory (write, fsync, rename), as `livebridge run`.
+        case files
+        /// `MemoryStateStore`: the same path without the disk.
+        case memory
+    }
+
     var events: Int
+    var store: Store = .files
     var warmup = 50
 
     struct Result: Sendable {
+        var store: Store
         var events: Int
         var p50: Double
         var p99: Double
@@ -44,7 +55,8 @@ struct LatencyBench: Sendable {
         let clock = SystemClock()
         let client = HTTPClient()
         defer { client.shutdown() }
-        let store = FileStateStore(directory: directory)
+        let store: any StateStore =
+            self.store == .files ? FileStateStore(directory: directory) : MemoryStateStore()
         let sink = PushWardSink(
             configuration: .init(name: "phone", baseURL: receiver.baseURL, apiKey: key), transport: client, clock: clock)
         let ledger = BudgetLedger(sink: "phone", limit: nil, store: store)
@@ -79,7 +91,8 @@ struct LatencyBench: Sendable {
         await engine.shutdown(endActivities: false, flushTimeout: 2)
         latencies.sort()
         return Result(
-            events: latencies.count, p50: Self.percentile(latencies, 0.50), p99: Self.percentile(latencies, 0.99),
+            store: self.store, events: latencies.count, p50: Self.percentile(latencies, 0.50),
+            p99: Self.percentile(latencies, 0.99),
             max: latencies.last ?? 0, mean: latencies.reduce(0, +) / Double(max(1, latencies.count)),
             violations: receiver.violations)
     }

@@ -30,6 +30,8 @@ struct MonthBench: Sendable {
         var lines: [Line]
         var budget: Int
         var oracleUpdates: Int
+        /// Day of the month (1-based, fractional) the budgeted run spent its last update.
+        var budgetExhaustedDay: Double?
     }
 
     /// 2026-06-01T00:00:00Z.
@@ -97,7 +99,8 @@ struct MonthBench: Sendable {
                 line("LiveBridge", updates: free.totalPushes, anchors: free.anchors, truths: truths),
                 line("LiveBridge, monthlyBudget \(budget)", updates: limited.counted, anchors: limited.anchors, truths: truths),
                 line("fixed interval (5 s / 30 s)", updates: fixedUpdates, anchors: fixedAnchors, truths: truths),
-            ], budget: budget, oracleUpdates: oracleUpdates)
+            ], budget: budget, oracleUpdates: oracleUpdates,
+            budgetExhaustedDay: limited.exhaustedAt.map { ($0 - Self.monthStart) / 86400 + 1 })
     }
 
     private func line(_ name: String, updates: Int, anchors: [String: [DisplayAnchor]], truths: [String: JobTruth])

@@ -13,6 +13,10 @@ struct ProcessSampler: Sendable {
         var rssKiB: Int
         /// Peak resident set size so far, KiB (`VmHWM`).
         var peakKiB: Int
+        /// Resident anonymous memory (heap, stacks), KiB (`RssAnon`).
+        var anonymousKiB: Int
+        /// Resident file-backed memory (mapped executable and libraries), KiB (`RssFile`).
+        var fileKiB: Int
     }
 
     var pid: Int32
@@ -34,7 +38,8 @@ struct ProcessSampler: Sendable {
         guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
         return Sample(
             at: at, cpuSeconds: (user + system) / ticksPerSecond, rssKiB: Self.kibibytes("VmRSS", in: status) ?? 0,
-            peakKiB: Self.kibibytes("VmHWM", in: status) ?? 0)
+            peakKiB: Self.kibibytes("VmHWM", in: status) ?? 0, anonymousKiB: Self.kibibytes("RssAnon", in: status) ?? 0,
+            fileKiB: Self.kibibytes("RssFile", in: status) ?? 0)
     }
 
     /// CPU use between two readings, percent of one core.

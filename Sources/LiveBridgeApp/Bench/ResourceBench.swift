@@ -30,9 +30,14 @@ struct ResourceBench: Sendable {
         var busy: Phase
         /// `VmHWM` at the end: the peak over the whole run, start-up included.
         var peakRSSKiB: Int
+        /// `RssAnon` and `RssFile` at the end: what the process allocated vs mapped code.
+        var anonymousKiB: Int
+        var fileKiB: Int
         var busyEvents: Int
         var busyPushes: Int
         var violations: [String]
+        /// How `livebridge run` reacted to SIGTERM at the end.
+        var stop: BenchChildProcess.StopOutcome = .exitedEarlier
     }
 
     /// The binary to measure: `explicit`, else this executable when it is `livebridge`, else a
@@ -74,8 +79,8 @@ struct ResourceBench: Sendable {
         }
         let child = try BenchChildProcess(executable: binary, arguments: ["run", "--config", path])
         do {
-            let result = try await measure(child, receiver: receiver, token: token)
-            await child.stop()
+            var result = try await measure(child, receiver: receiver, token: token)
+            result.stop = await child.stop()
             for source in sources { await source.stop() }
             return result
         } catch {
@@ -135,7 +140,7 @@ struct ResourceBench: Sendable {
         guard let last = sampler.sample() else { throw BenchError("resources: the process exited during the run") }
         return Result(
             binary: binary, sources: sources.count, sinks: 2, idle: idle, busy: busy, peakRSSKiB: last.peakKiB,
-            busyEvents: sent.withLock { $0 }, busyPushes: receiver.counts.patches, violations: receiver.violations)
+            anonymousKiB: last.anonymousKiB, fileKiB: last.fileKiB, busyEvents: sent.withLock { $0 }, busyPushes: receiver.counts.patches, violations: receiver.violations)
     }
 
     /// Samples once a second for `seconds`; CPU % over the whole phase, the largest RSS seen.

@@ -6,7 +6,7 @@ import LiveBridgeCore
 enum BenchCommand {
     static let usage = """
         usage: livebridge bench [--quick] [--json] [--only SECTIONS] [--trajectories DIR] [--events N]
-                                [--binary PATH] [--idle SECONDS] [--busy SECONDS] [--explain JOB]
+                                [--binary PATH] [--idle SECONDS] [--busy SECONDS] [--explain JOB] [--set K=V,…]
 
         Measures, without any network beyond loopback (build with `swift build -c release` first):
           economy     each trajectory through the real tracker on a virtual clock: pushes, max and mean
@@ -26,6 +26,8 @@ enum BenchCommand {
           --idle SECONDS     idle measurement (default 60; quick 1)
           --busy SECONDS     busy measurement (default 60; quick 1)
           --explain JOB      print one job's push log (LiveBridge's pushes with reasons, the oracle's schedule)
+          --set K=V,…        what-if: economy settings for the economy and month sections, e.g.
+                             etaToleranceFraction=0.25,etaPersistence=120 (keys: \(tunables.keys.sorted().joined(separator: ", ")))
         """
 
     static let sections = ["economy", "month", "latency", "throughput", "resources"]
@@ -34,7 +36,7 @@ enum BenchCommand {
         var options = BenchOptions()
         do throws(UsageError) {
             let parsed = try ParsedArguments(
-                arguments, options: ["only", "trajectories", "events", "binary", "idle", "busy", "explain"],
+                arguments, options: ["only", "trajectories", "events", "binary", "idle", "busy", "explain", "set"],
                 flags: ["quick", "json", "help"])
             if parsed.flag("help") {
                 output.out(usage)
@@ -52,6 +54,7 @@ enum BenchCommand {
             }
             options.trajectories = parsed.value("trajectories")
             options.explain = parsed.value("explain")
+            if let assignments = parsed.value("set") { options.settings = try economySettings(assignments) }
             options.binary = parsed.value("binary")
             if let events = try parsed.number("events", range: 10...1_000_000) { options.events = Int(events) }
             if let idle = try parsed.number("idle", range: 1...3600) { options.idleSeconds = idle }
@@ -69,7 +72,7 @@ enum BenchCommand {
             }
             do throws(BenchError) {
                 let loaded = try trajectory.load(directory: BenchTrajectories.directory(explicit: options.trajectories))
-                output.out(BenchExplanation.render(loaded, settings: EconomySettings()))
+                output.out(BenchExplanation.render(loaded, settings: options.settings))
                 return ExitStatus.ok
             } catch {
                 output.err("livebridge bench: \(error.message)")
@@ -79,6 +82,38 @@ enum BenchCommand {
         let report = await BenchRunner(options: options, progress: { output.err($0) }).run()
         output.out(options.json ? report.json() : report.markdown())
         return report.failures.isEmpty ? ExitStatus.ok : ExitStatus.software
+    }
+}
+
+extension BenchCommand {
+    /// Economy settings `--set` may change, by their `EconomySettings` names.
+    static var tunables: [String: WritableKeyPath<EconomySettings, Double>] {
+        [
+            "maxDisplayError": \.maxDisplayError, "etaToleranceMinimum": \.etaToleranceMinimum,
+            "etaToleranceFraction": \.etaToleranceFraction, "etaPersistence": \.etaPersistence,
+            "finishPad": \.finishPad, "deadlineLead": \.deadlineLead, "liveMinimumWindow": \.liveMinimumWindow,
+            "fixedFinishGrace": \.fixedFinishGrace, "endDisplay": \.endDisplay,
+        ]
+    }
+
+    /// `maxDisplayError=0.05,etaPersistence=120` (and `endFrames=1`) applied to the defaults.
+    static func economySettings(_ assignments: String) throws(UsageError) -> EconomySettings {
+        var settings = EconomySettings()
+        for assignment in assignments.split(separator: ",") {
+            let parts = assignment.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, let value = Double(parts[1]), value.isFinite, value >= 0 else {
+                throw UsageError("--set \(assignment): expected NAME=NUMBER")
+            }
+            if parts[0] == "endFrames" {
+                guard value == 1 || value == 2 else { throw UsageError("--set endFrames: 1 or 2") }
+                settings.endFrames = Int(value)
+            } else if let path = tunables[parts[0]] {
+                settings[keyPath: path] = value
+            } else {
+                throw UsageError("--set \(parts[0]): unknown; known: endFrames, \(tunables.keys.sorted().joined(separator: ", "))")
+            }
+        }
+        return settings
     }
 }
 
@@ -95,6 +130,8 @@ struct BenchOptions: Sendable {
     var commandLine = "livebridge bench"
     /// `--explain JOB`: print one job's push log instead of measuring.
     var explain: String?
+    /// Economy settings for the economy and month sections (`--set`); defaults otherwise.
+    var settings = EconomySettings()
 
     var latencyEvents: Int { events ?? (quick ? 200 : 10_000) }
     var idle: Double { idleSeconds ?? (quick ? 1 : 60) }
