@@ -38,7 +38,8 @@ struct BenchOracleTests {
     static func bruteReach(_ q: Int, times: [Double], values: [Double], epsilon: Double, limit: Int) -> Int {
         func covered(_ anchor: DisplayAnchor) -> Int {
             var k = q
-            while k + 1 <= limit, abs(anchor.shown(at: times[k + 1], model: .interpolating) - values[k + 1]) <= epsilon {
+            while k + 1 <= limit, abs(anchor.shown(at: times[k + 1], model: .interpolating) - values[k + 1]) <= epsilon
+            {
                 k += 1
             }
             return k
@@ -105,7 +106,8 @@ struct BenchOracleTests {
     @Test("every change of the card's text is a mandatory push")
     func cardChangesAreMandatory() {
         var updates = Self.job([(0, 0), (600, 1)])
-        for index in updates.indices where (updates[index].observedAt ?? 0) >= Self.base + 300 && !updates[index].phase.isEnded {
+        for index in updates.indices
+        where (updates[index].observedAt ?? 0) >= Self.base + 300 && !updates[index].phase.isEnded {
             updates[index].content.state = .value("Rinsing")
         }
         let result = PushOracle(epsilon: 0.03).solve(JobTruth(updates))
@@ -127,7 +129,9 @@ struct BenchOracleTests {
     @Test("with no budget, the budgeted loop pushes exactly what EconomySimulation pushes")
     func budgetedLoopMatchesEconomySimulation() {
         let first = Self.job([(0, 0), (300, 0.2), (320, 0.2), (900, 0.9), (1000, 1)], slug: "first")
-        let second = Self.job([(0, 0), (400, 0.7), (500, 1)], slug: "second").map { $0.rebased(by: 200, slug: "second") }
+        let second = Self.job([(0, 0), (400, 0.7), (500, 1)], slug: "second").map {
+            $0.rebased(by: 200, slug: "second")
+        }
         let updates = first + second
         let reference = EconomySimulation(model: .interpolating, settings: EconomySettings()).run(updates)
         let budgeted = BudgetedSimulation(settings: EconomySettings()).run(updates)

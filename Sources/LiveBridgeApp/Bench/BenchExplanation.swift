@@ -25,12 +25,14 @@ enum BenchExplanation {
                 "| \(BenchReport.fixed(t, 1)) | \(frame.kind.rawValue) | \(frame.reason.rawValue) | "
                     + "\(frame.content["state"]?.stringValue ?? "") | \(truthValue) | \(progress) | \(endDate) |")
         }
-        lines += ["", "### Oracle (\(oracle.pushes) pushes, \(oracle.mandatory) mandatory)", "",
-            "| t (s) | progress | end_date − t |", "|--:|--:|--:|"]
+        lines += [
+            "", "### Oracle (\(oracle.pushes) pushes, \(oracle.mandatory) mandatory)", "",
+            "| t (s) | progress | end_date − t |", "|--:|--:|--:|",
+        ]
         for anchor in oracle.anchors {
             let endDate = anchor.endDate.map { BenchReport.fixed($0 - anchor.time, 0) } ?? "static"
-            lines.append(
-                "| \(BenchReport.fixed(anchor.time - truth.start, 1)) | \(BenchReport.fixed(anchor.progress, 4)) | \(endDate) |")
+            let time = BenchReport.fixed(anchor.time - truth.start, 1)
+            lines.append("| \(time) | \(BenchReport.fixed(anchor.progress, 4)) | \(endDate) |")
         }
         // The worst grid point of LiveBridge's display.
         let anchors = simulation.anchors[trajectory.name] ?? []
@@ -45,8 +47,10 @@ enum BenchExplanation {
         }
         lines += [
             "",
-            "LiveBridge's worst grid point: t = \(BenchReport.fixed(worst.t, 1)) s, shown \(BenchReport.fixed(worst.shown, 4)), "
-                + "truth \(BenchReport.fixed(worst.truth, 4)), error \(BenchReport.fixed(worst.error, 4)).", "",
+            "LiveBridge's worst grid point: t = \(BenchReport.fixed(worst.t, 1)) s, "
+                + "shown \(BenchReport.fixed(worst.shown, 4)), truth \(BenchReport.fixed(worst.truth, 4)), "
+                + "error \(BenchReport.fixed(worst.error, 4)).",
+            "",
         ]
         return lines.joined(separator: "\n")
     }

@@ -34,7 +34,8 @@ struct BenchReport: Sendable {
             let worstError = economy.map(\.liveBridge.maxError).max() ?? 0
             goals.append(
                 Goal(
-                    name: "pushes per job", target: "≤ 1.5 × oracle (+1 end frame), max error ≤ \(Self.fixed(epsilon, 2))",
+                    name: "pushes per job",
+                    target: "≤ 1.5 × oracle (+1 end frame), max error ≤ \(Self.fixed(epsilon, 2))",
                     measured: "\(meeting) of \(economy.count) jobs; worst ratio \(Self.fixed(worstRatio, 2)), "
                         + "worst max error \(Self.fixed(worstError, 4))",
                     met: meeting == economy.count))
@@ -82,7 +83,9 @@ struct BenchReport: Sendable {
         lines.append("")
         lines.append(
             "`\(commandLine)` — \(machine.date), \(machine.build) build, \(machine.processors) cores "
-                + "(\(machine.cpuModel)), \(machine.kernel), load average \(Self.fixed(machine.loadAverage, 2)) at the start")
+                + "(\(machine.cpuModel)), \(machine.kernel), "
+                + "load average \(Self.fixed(machine.loadAverage, 2)) at the start"
+        )
         lines.append("")
         let goals = self.goals
         if !goals.isEmpty {
@@ -124,7 +127,8 @@ struct BenchReport: Sendable {
                     + "\(job.liveBridge.pushes) | \(Self.fixed(job.liveBridge.maxError, 4)) | "
                     + "\(Self.fixed(job.liveBridge.meanError, 4)) | \(job.oracle) | \(Self.fixed(job.ratio, 2)) | "
                     + "\(job.progressPushes) | "
-                    + "\(job.fixed.pushes) | \(Self.fixed(job.fixed.maxError, 4)) | \(Self.fixed(job.fixed.meanError, 4)) | "
+                    + "\(job.fixed.pushes) | \(Self.fixed(job.fixed.maxError, 4)) | "
+                    + "\(Self.fixed(job.fixed.meanError, 4)) | "
                     + "\(job.meetsGoal(epsilon: epsilon) ? "met" : "**missed**") |")
         }
         let extra = jobs.first?.extraEndFrames ?? 0
@@ -139,7 +143,9 @@ struct BenchReport: Sendable {
     }
 
     private func monthLines(_ month: MonthBench.Result) -> [String] {
-        let jobs = BenchJobKind.allCases.compactMap { kind in month.jobs[kind.rawValue].map { "\($0) \(kind.rawValue)s" } }
+        let jobs = BenchJobKind.allCases.compactMap { kind in
+            month.jobs[kind.rawValue].map { "\($0) \(kind.rawValue)s" }
+        }
         var lines = [
             "### 2. A typical month (\(jobs.joined(separator: ", ")); free tier: \(month.budget) updates)",
             "",
@@ -174,7 +180,8 @@ struct BenchReport: Sendable {
         ]
         for latency in results {
             let store =
-                latency.store == .files ? "files, fsync per push (as `livebridge run`)" : "memory (persistence excluded)"
+                latency.store == .files
+                ? "files, fsync per push (as `livebridge run`)" : "memory (persistence excluded)"
             lines.append(
                 "| \(store) | \(latency.events) | \(Self.milliseconds(latency.p50)) ms | "
                     + "\(Self.milliseconds(latency.p99)) ms | \(Self.milliseconds(latency.max)) ms | "
@@ -216,7 +223,8 @@ struct BenchReport: Sendable {
                 + "\(Self.fixed(Double(resources.peakRSSKiB) / 1024, 1)) MiB, of which at the end "
                 + "\(Self.fixed(Double(resources.anonymousKiB) / 1024, 1)) MiB anonymous (heap, stacks) and "
                 + "\(Self.fixed(Double(resources.fileKiB) / 1024, 1)) MiB file-backed (the executable and shared "
-                + "libraries' pages). Receiver violations: \(resources.violations.count). Stop: \(Self.describe(resources.stop)).",
+                + "libraries' pages). Receiver violations: \(resources.violations.count). "
+                + "Stop: \(Self.describe(resources.stop)).",
             "",
         ]
     }
@@ -257,8 +265,10 @@ struct BenchReport: Sendable {
                         "observations": .int(Int64(job.observations)),
                         "livebridge": figures(job.liveBridge), "fixed": figures(job.fixed),
                         "oracle": .int(Int64(job.oracle)), "oracleMandatory": .int(Int64(job.oracleMandatory)),
-                        "oracleMaxError": .number(Self.round(job.oracleMaxError)), "ratio": .number(Self.round(job.ratio)),
-                        "extraEndFrames": .int(Int64(job.extraEndFrames)), "meetsGoal": .bool(job.meetsGoal(epsilon: epsilon)),
+                        "oracleMaxError": .number(Self.round(job.oracleMaxError)),
+                        "ratio": .number(Self.round(job.ratio)),
+                        "extraEndFrames": .int(Int64(job.extraEndFrames)),
+                        "meetsGoal": .bool(job.meetsGoal(epsilon: epsilon)),
                         "reasons": .object(job.reasons.mapValues { .int(Int64($0)) }),
                     ]
                 })
@@ -272,7 +282,8 @@ struct BenchReport: Sendable {
                     month.lines.map {
                         [
                             "policy": .string($0.policy), "updates": .int(Int64($0.updates)),
-                            "maxError": .number(Self.round($0.maxError)), "meanError": .number(Self.round($0.meanError)),
+                            "maxError": .number(Self.round($0.maxError)),
+                            "meanError": .number(Self.round($0.meanError)),
                             "jobsOverEpsilon": .int(Int64($0.jobsOverEpsilon)),
                         ]
                     }),

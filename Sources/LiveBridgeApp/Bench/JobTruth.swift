@@ -87,7 +87,8 @@ struct JobTruth: Sendable {
             let current = samples[index]
             if current.time > t || index + 1 >= samples.count { return current.progress }
             let next = samples[index + 1]
-            return current.progress + (next.progress - current.progress) * (t - current.time) / (next.time - current.time)
+            return current.progress + (next.progress - current.progress) * (t - current.time)
+                / (next.time - current.time)
         }
     }
 }

@@ -58,7 +58,8 @@ struct LatencyBench: Sendable {
         let store: any StateStore =
             self.store == .files ? FileStateStore(directory: directory) : MemoryStateStore()
         let sink = PushWardSink(
-            configuration: .init(name: "phone", baseURL: receiver.baseURL, apiKey: key), transport: client, clock: clock)
+            configuration: .init(name: "phone", baseURL: receiver.baseURL, apiKey: key), transport: client, clock: clock
+        )
         let ledger = BudgetLedger(sink: "phone", limit: nil, store: store)
         let queue = DeliveryQueue(
             sink: sink, clock: clock, logger: .disabled, metrics: MetricsRegistry(), health: .detached(clock: clock),

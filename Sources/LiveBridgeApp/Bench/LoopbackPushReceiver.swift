@@ -135,7 +135,8 @@ private final class ReceiverHandler: Sendable {
             return nil
         }
         if let problem { return violation(problem, status: problem.hasSuffix("no such activity") ? 404 : 422) }
-        onArrival(LoopbackPushReceiver.Arrival(slug: slug, state: members["content"]?["state"]?.stringValue, at: arrived))
+        onArrival(
+            LoopbackPushReceiver.Arrival(slug: slug, state: members["content"]?["state"]?.stringValue, at: arrived))
         return .json(JSONWriter.bytes(["slug": .string(slug), "state": "ongoing"]))
     }
 }

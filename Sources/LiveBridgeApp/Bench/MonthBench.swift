@@ -97,7 +97,9 @@ struct MonthBench: Sendable {
             jobs: counts,
             lines: [
                 line("LiveBridge", updates: free.totalPushes, anchors: free.anchors, truths: truths),
-                line("LiveBridge, monthlyBudget \(budget)", updates: limited.counted, anchors: limited.anchors, truths: truths),
+                line(
+                    "LiveBridge, monthlyBudget \(budget)", updates: limited.counted, anchors: limited.anchors,
+                    truths: truths),
                 line("fixed interval (5 s / 30 s)", updates: fixedUpdates, anchors: fixedAnchors, truths: truths),
             ], budget: budget, oracleUpdates: oracleUpdates,
             budgetExhaustedDay: limited.exhaustedAt.map { ($0 - Self.monthStart) / 86400 + 1 })

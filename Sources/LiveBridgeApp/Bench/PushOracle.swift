@@ -38,7 +38,8 @@ struct PushOracle: Sendable {
         let values = truth.values(at: times)
         let endAnchor = DisplayAnchor(progress: truth.finalProgress, time: truth.end, endDate: nil, live: false)
         guard !times.isEmpty else {
-            let seed = DisplayAnchor(progress: truth.values(at: [truth.start])[0], time: truth.start, endDate: nil, live: false)
+            let seed = DisplayAnchor(
+                progress: truth.values(at: [truth.start])[0], time: truth.start, endDate: nil, live: false)
             return Result(pushes: 2, mandatory: 2, anchors: [seed, endAnchor])
         }
         // Mandatory pushes: the seed and each text/phase change, at the first grid point at or after it.

@@ -140,7 +140,8 @@ struct ResourceBench: Sendable {
         guard let last = sampler.sample() else { throw BenchError("resources: the process exited during the run") }
         return Result(
             binary: binary, sources: sources.count, sinks: 2, idle: idle, busy: busy, peakRSSKiB: last.peakKiB,
-            anonymousKiB: last.anonymousKiB, fileKiB: last.fileKiB, busyEvents: sent.withLock { $0 }, busyPushes: receiver.counts.patches, violations: receiver.violations)
+            anonymousKiB: last.anonymousKiB, fileKiB: last.fileKiB, busyEvents: sent.withLock { $0 },
+            busyPushes: receiver.counts.patches, violations: receiver.violations)
     }
 
     /// Samples once a second for `seconds`; CPU % over the whole phase, the largest RSS seen.
@@ -159,7 +160,8 @@ struct ResourceBench: Sendable {
             if next >= end { break }
         }
         return Phase(
-            seconds: LatencyBench.seconds(last.at - first.at), cpuPercent: ProcessSampler.cpuPercent(from: first, to: last),
+            seconds: LatencyBench.seconds(last.at - first.at),
+            cpuPercent: ProcessSampler.cpuPercent(from: first, to: last),
             maxRSSKiB: maxRSS)
     }
 }

@@ -56,7 +56,11 @@ enum SyntheticJobs {
         while true {
             var printTime = t - printStart
             if let pauseStart, let pauseEnd {
-                if t >= pauseEnd { printTime -= pauseEnd - pauseStart } else if t >= pauseStart { printTime = pauseStart - printStart }
+                if t >= pauseEnd {
+                    printTime -= pauseEnd - pauseStart
+                } else if t >= pauseStart {
+                    printTime = pauseStart - printStart
+                }
             }
             if printTime >= printDuration { break }
             var done = 0.0
@@ -110,7 +114,8 @@ enum SyntheticJobs {
         result.append(
             ActivityUpdate(
                 slug: "washer", name: "Washer", phase: .ended(.success),
-                content: GenericContent(state: "Done", icon: "washer.fill"), progress: 1, observedAt: base + duration + 1))
+                content: GenericContent(state: "Done", icon: "washer.fill"), progress: 1,
+                observedAt: base + duration + 1))
         return result
     }
 

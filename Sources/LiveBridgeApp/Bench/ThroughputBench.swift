@@ -63,7 +63,9 @@ struct ThroughputBench: Sendable {
 
     func run(_ cases: [ThroughputCase] = Self.cases) -> [Row] {
         cases.map { row in
-            guard let body = row.body else { return Row(name: row.name, unit: row.unit, perSecond: nil, note: row.note) }
+            guard let body = row.body else {
+                return Row(name: row.name, unit: row.unit, perSecond: nil, note: row.note)
+            }
             return Row(name: row.name, unit: row.unit, perSecond: measure(body), note: row.note)
         }
     }
@@ -121,11 +123,13 @@ struct ThroughputBench: Sendable {
 
     static let mergePatches: @Sendable (Int) -> Int = { iterations in
         let before: JSONValue = [
-            "template": "generic", "state": "Downloading", "icon": "arrow.down.circle", "subtitle": "Linux.ISO · 10 MB/s",
+            "template": "generic", "state": "Downloading", "icon": "arrow.down.circle",
+            "subtitle": "Linux.ISO · 10 MB/s",
             "progress": 0.4213, "end_date": 1_781_521_200, "live_progress": true, "accent_color": "blue",
         ]
         let after: JSONValue = [
-            "template": "generic", "state": "Downloading", "icon": "arrow.down.circle", "subtitle": "Linux.ISO · 12 MB/s",
+            "template": "generic", "state": "Downloading", "icon": "arrow.down.circle",
+            "subtitle": "Linux.ISO · 12 MB/s",
             "progress": 0.4587, "end_date": 1_781_521_080, "live_progress": true, "accent_color": "blue",
         ]
         var total = 0
@@ -140,9 +144,20 @@ struct ThroughputBench: Sendable {
     /// A Home Assistant `state_changed` event as the WebSocket API sends it (shape of a real
     /// 2024.3 message; ids are made up).
     static let homeAssistantMessage: [UInt8] = Array(
-        #"""
-        {"id":1,"type":"event","event":{"event_type":"state_changed","data":{"entity_id":"timer.washer","old_state":{"entity_id":"timer.washer","state":"idle","attributes":{"duration":"0:30:00","editable":false,"icon":"mdi:washing-machine","friendly_name":"Washer"},"last_changed":"2026-06-15T10:00:00.000000+00:00","last_updated":"2026-06-15T10:00:00.000000+00:00","context":{"id":"01J0000000000000000000000A","parent_id":null,"user_id":"0123456789abcdef0123456789abcdef"}},"new_state":{"entity_id":"timer.washer","state":"active","attributes":{"duration":"0:30:00","editable":false,"finishes_at":"2026-06-15T10:30:01+00:00","remaining":"0:30:00","icon":"mdi:washing-machine","friendly_name":"Washer"},"last_changed":"2026-06-15T10:00:01.000000+00:00","last_updated":"2026-06-15T10:00:01.000000+00:00","context":{"id":"01J0000000000000000000000B","parent_id":null,"user_id":"0123456789abcdef0123456789abcdef"}}},"origin":"LOCAL","time_fired":"2026-06-15T10:00:01.000000+00:00","context":{"id":"01J0000000000000000000000B","parent_id":null,"user_id":"0123456789abcdef0123456789abcdef"}}}
-        """#.utf8)
+        (#"{"id":1,"type":"event","event":{"event_type":"state_changed","data":{"entity_id":"timer.washer","#
+            + #""old_state":{"entity_id":"timer.washer","state":"idle","attributes":{"duration":"0:30:00","#
+            + #""editable":false,"icon":"mdi:washing-machine","friendly_name":"Washer"},"#
+            + #""last_changed":"2026-06-15T10:00:00.000000+00:00","#
+            + #""last_updated":"2026-06-15T10:00:00.000000+00:00","context":{"id":"01J0000000000000000000000A","#
+            + #""parent_id":null,"user_id":"0123456789abcdef0123456789abcdef"}},"#
+            + #""new_state":{"entity_id":"timer.washer","state":"active","attributes":{"duration":"0:30:00","#
+            + #""editable":false,"finishes_at":"2026-06-15T10:30:01+00:00","remaining":"0:30:00","#
+            + #""icon":"mdi:washing-machine","friendly_name":"Washer"},"#
+            + #""last_changed":"2026-06-15T10:00:01.000000+00:00","#
+            + #""last_updated":"2026-06-15T10:00:01.000000+00:00","context":{"id":"01J0000000000000000000000B","#
+            + #""parent_id":null,"user_id":"0123456789abcdef0123456789abcdef"}}},"origin":"LOCAL","#
+            + #""time_fired":"2026-06-15T10:00:01.000000+00:00","context":{"id":"01J0000000000000000000000B","#
+            + #""parent_id":null,"user_id":"0123456789abcdef0123456789abcdef"}}}"#).utf8)
 
     static let jsonParses: @Sendable (Int) -> Int = { iterations in
         let message = homeAssistantMessage
@@ -156,7 +171,9 @@ struct ThroughputBench: Sendable {
     static let webSocketStream: [UInt8] = {
         var stream: [UInt8] = []
         for index in 0..<1000 {
-            var text = #"{"id":\#(index),"type":"event","event":{"c":{"sensor.printer_progress":{"+":{"s":"\#(index % 100)"}}}}}"#
+            var text =
+                #"{"id":\#(index),"type":"event","event":{"c":{"sensor.printer_progress":"#
+                + #"{"+":{"s":"\#(index % 100)"}}}}}"#
             while text.utf8.count < 200 { text += " " }
             stream += WebSocketFrameEncoder.encodeServerFrame(WebSocketFrame(opcode: .text, payload: Array(text.utf8)))
         }

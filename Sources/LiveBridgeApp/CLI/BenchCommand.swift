@@ -27,7 +27,8 @@ enum BenchCommand {
           --busy SECONDS     busy measurement (default 60; quick 1)
           --explain JOB      print one job's push log (LiveBridge's pushes with reasons, the oracle's schedule)
           --set K=V,…        what-if: economy settings for the economy and month sections, e.g.
-                             etaToleranceFraction=0.25,etaPersistence=120 (keys: \(tunables.keys.sorted().joined(separator: ", ")))
+                             etaToleranceFraction=0.25,etaPersistence=120; keys: endFrames,
+                             \(tunables.keys.sorted().joined(separator: ", "))
         """
 
     static let sections = ["economy", "month", "latency", "throughput", "resources"]
@@ -67,7 +68,8 @@ enum BenchCommand {
         if let name = options.explain {
             let catalog = options.quick ? BenchTrajectories.quick : BenchTrajectories.standard
             guard let trajectory = catalog.first(where: { $0.name == name }) else {
-                output.err("livebridge bench: --explain \(name): known jobs: \(catalog.map(\.name).joined(separator: ", "))")
+                output.err(
+                    "livebridge bench: --explain \(name): known jobs: \(catalog.map(\.name).joined(separator: ", "))")
                 return ExitStatus.usage
             }
             do throws(BenchError) {
@@ -110,7 +112,8 @@ extension BenchCommand {
             } else if let path = tunables[parts[0]] {
                 settings[keyPath: path] = value
             } else {
-                throw UsageError("--set \(parts[0]): unknown; known: endFrames, \(tunables.keys.sorted().joined(separator: ", "))")
+                throw UsageError(
+                    "--set \(parts[0]): unknown; known: endFrames, \(tunables.keys.sorted().joined(separator: ", "))")
             }
         }
         return settings
