@@ -162,6 +162,11 @@ struct BenchReport: Sendable {
             "| oracle (sum over the jobs) | \(month.oracleUpdates) | "
                 + "\(Self.fixed(Double(month.oracleUpdates) / Double(month.budget) * 100, 0)) % | ≤ ε | | 0 |")
         lines.append("")
+        for line in month.lines where !line.reasons.isEmpty {
+            let parts = line.reasons.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.key) \($0.value)" }
+            lines.append("\(line.policy) by reason: \(parts.joined(separator: ", ")).")
+            lines.append("")
+        }
         if let day = month.budgetExhaustedDay {
             lines.append(
                 "With `monthlyBudget: \(month.budget)` the budget was spent on day \(Self.fixed(day, 1)) of 30; after "
@@ -285,6 +290,7 @@ struct BenchReport: Sendable {
                             "maxError": .number(Self.round($0.maxError)),
                             "meanError": .number(Self.round($0.meanError)),
                             "jobsOverEpsilon": .int(Int64($0.jobsOverEpsilon)),
+                            "reasons": .object($0.reasons.mapValues { .int(Int64($0)) }),
                         ]
                     }),
             ]

@@ -23,6 +23,8 @@ struct MonthBench: Sendable {
         var meanError: Double
         /// Jobs whose max error exceeded ε.
         var jobsOverEpsilon: Int
+        /// Updates by push reason (`start`, `structural`, `etaMoved`, …); empty for other policies.
+        var reasons: [String: Int] = [:]
     }
 
     struct Result: Sendable {
@@ -93,13 +95,15 @@ struct MonthBench: Sendable {
         var budgeted = settings
         budgeted.monthlyBudget = budget
         let limited = BudgetedSimulation(settings: budgeted).run(updates, endTime: endTime)
+        var freeLine = line("LiveBridge", updates: free.totalPushes, anchors: free.anchors, truths: truths)
+        for push in free.pushes { freeLine.reasons[push.frame.reason.rawValue, default: 0] += 1 }
+        var limitedLine = line(
+            "LiveBridge, monthlyBudget \(budget)", updates: limited.counted, anchors: limited.anchors, truths: truths)
+        for push in limited.pushes { limitedLine.reasons[push.frame.reason.rawValue, default: 0] += 1 }
         return Result(
             jobs: counts,
             lines: [
-                line("LiveBridge", updates: free.totalPushes, anchors: free.anchors, truths: truths),
-                line(
-                    "LiveBridge, monthlyBudget \(budget)", updates: limited.counted, anchors: limited.anchors,
-                    truths: truths),
+                freeLine, limitedLine,
                 line("fixed interval (5 s / 30 s)", updates: fixedUpdates, anchors: fixedAnchors, truths: truths),
             ], budget: budget, oracleUpdates: oracleUpdates,
             budgetExhaustedDay: limited.exhaustedAt.map { ($0 - Self.monthStart) / 86400 + 1 })
