@@ -43,6 +43,10 @@ install: release
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/livebridge
 
+## Benchmarks on a release build, no network (docs/performance.md): `make bench BENCH_ARGS=--quick`.
+bench: release
+	$(BIN) bench $(BENCH_ARGS)
+
 lint:
 	$(SWIFT) format lint --strict -r Sources adapters Tests examples
 

@@ -132,11 +132,3 @@ enum DemoSources {
             settings: SABnzbdSessionSettings(slug: "sabnzbd-demo", name: "SABnzbd (demo)"), startingAt: base)
     }
 }
-
-/// `livebridge bench`: the benchmarks.
-enum BenchCommand {
-    static func run(_ arguments: [String], environment: [String: String], output: CommandOutput) async -> Int32 {
-        output.err("livebridge bench: not available in this build")
-        return ExitStatus.software
-    }
-}

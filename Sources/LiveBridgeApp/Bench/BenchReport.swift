@@ -1,0 +1,364 @@
+import Foundation
+import LiveBridgeCore
+
+/// Everything `livebridge bench` measured, rendered as markdown or JSON.
+struct BenchReport: Sendable {
+    var machine: BenchMachine
+    var commandLine: String
+    var quick: Bool
+    var epsilon = 0.03
+    var economy: [EconomyBench.JobResult]?
+    var month: MonthBench.Result?
+    /// Latency with the engine's state in files (as `livebridge run`), then in memory.
+    var latency: [LatencyBench.Result]?
+    var throughput: [ThroughputBench.Row]?
+    var resources: ResourceBench.Result?
+    /// Sections that could not run, with why.
+    var failures: [String] = []
+
+    // MARK: - Goals
+
+    /// One goal of issue 9 and how the run fared (`met` nil: not measured in this run).
+    struct Goal: Sendable {
+        var name: String
+        var target: String
+        var measured: String
+        var met: Bool?
+    }
+
+    var goals: [Goal] {
+        var goals: [Goal] = []
+        if let economy, !economy.isEmpty {
+            let meeting = economy.filter { $0.meetsGoal(epsilon: epsilon) }.count
+            let worstRatio = economy.map(\.ratio).max() ?? 0
+            let worstError = economy.map(\.liveBridge.maxError).max() ?? 0
+            goals.append(
+                Goal(
+                    name: "pushes per job",
+                    target: "≤ 1.5 × oracle (+1 end frame), max error ≤ \(Self.fixed(epsilon, 2))",
+                    measured: "\(meeting) of \(economy.count) jobs; worst ratio \(Self.fixed(worstRatio, 2)), "
+                        + "worst max error \(Self.fixed(worstError, 4))",
+                    met: meeting == economy.count))
+        }
+        if let month, month.lines.count >= 2 {
+            let free = month.lines[0]
+            let budgeted = month.lines[1]
+            goals.append(
+                Goal(
+                    name: "typical month", target: "≤ \(month.budget) updates",
+                    measured: "\(budgeted.updates) with monthlyBudget \(month.budget) "
+                        + "(\(budgeted.jobsOverEpsilon) jobs over ε), \(free.updates) without a budget",
+                    met: budgeted.updates <= month.budget && budgeted.jobsOverEpsilon == 0))
+        }
+        if let latency = latency?.first {
+            var measured = "\(Self.milliseconds(latency.p99)) ms"
+            if let memory = self.latency?.first(where: { $0.store == .memory }), latency.store == .files {
+                measured += " (\(Self.milliseconds(memory.p99)) ms with the state in memory)"
+            }
+            goals.append(
+                Goal(
+                    name: "latency p99", target: "< 5 ms", measured: measured,
+                    met: latency.p99 < 0.005 && latency.violations.isEmpty))
+        }
+        if let resources {
+            let megabytes = Double(resources.peakRSSKiB) / 1024
+            goals.append(
+                Goal(
+                    name: "RSS", target: "< 20 MB", measured: "\(Self.fixed(megabytes, 1)) MiB peak (VmHWM)",
+                    met: megabytes < 20 * 1_000_000 / 1_048_576))
+            goals.append(
+                Goal(
+                    name: "idle CPU", target: "< 0.5 % of a core",
+                    measured: "\(Self.fixed(resources.idle.cpuPercent, 2)) % over \(Int(resources.idle.seconds)) s",
+                    met: resources.idle.cpuPercent < 0.5))
+        }
+        return goals
+    }
+
+    // MARK: - Markdown
+
+    func markdown() -> String {
+        var lines: [String] = []
+        lines.append("## LiveBridge benchmarks\(quick ? " (quick run)" : "")")
+        lines.append("")
+        lines.append(
+            "`\(commandLine)` — \(machine.date), \(machine.build) build, \(machine.processors) cores "
+                + "(\(machine.cpuModel)), \(machine.kernel), "
+                + "load average \(Self.fixed(machine.loadAverage, 2)) at the start"
+        )
+        lines.append("")
+        let goals = self.goals
+        if !goals.isEmpty {
+            lines.append("### Goals")
+            lines.append("")
+            lines.append("| goal | target | measured | met |")
+            lines.append("|---|---|---|---|")
+            for goal in goals {
+                let met = goal.met.map { $0 ? "yes" : "**no**" } ?? "—"
+                lines.append("| \(goal.name) | \(goal.target) | \(goal.measured) | \(met) |")
+            }
+            lines.append("")
+        }
+        if let economy { lines += economyLines(economy) }
+        if let month { lines += monthLines(month) }
+        if let latency { lines += latencyLines(latency) }
+        if let throughput { lines += throughputLines(throughput) }
+        if let resources { lines += resourceLines(resources) }
+        if !failures.isEmpty {
+            lines.append("### Not measured")
+            lines.append("")
+            for failure in failures { lines.append("- \(failure)") }
+            lines.append("")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private func economyLines(_ jobs: [EconomyBench.JobResult]) -> [String] {
+        var lines = [
+            "### 1. Pushes per job (ε = \(Self.fixed(epsilon, 2)), PushWard's interpolating display, 1 s grid)",
+            "",
+            "| job | source | length | obs. | LiveBridge pushes | max err | mean err | oracle | ratio | "
+                + "beyond card changes | fixed 5 s/30 s pushes | max err | mean err | goal |",
+            "|---|---|--:|--:|--:|--:|--:|--:|--:|---|--:|--:|--:|---|",
+        ]
+        for job in jobs {
+            lines.append(
+                "| \(job.name) | \(job.origin) | \(Self.duration(job.duration)) | \(job.observations) | "
+                    + "\(job.liveBridge.pushes) | \(Self.fixed(job.liveBridge.maxError, 4)) | "
+                    + "\(Self.fixed(job.liveBridge.meanError, 4)) | \(job.oracle) | \(Self.fixed(job.ratio, 2)) | "
+                    + "\(job.progressPushes) | "
+                    + "\(job.fixed.pushes) | \(Self.fixed(job.fixed.maxError, 4)) | "
+                    + "\(Self.fixed(job.fixed.meanError, 4)) | "
+                    + "\(job.meetsGoal(epsilon: epsilon) ? "met" : "**missed**") |")
+        }
+        let extra = jobs.first?.extraEndFrames ?? 0
+        lines.append("")
+        let twoPhase = extra > 0 ? "; LiveBridge's two-phase end sends \(extra + 1)" : ""
+        lines.append(
+            "Pushes count every frame (seed, updates, end frames\(twoPhase)). Oracle: the fewest pushes keeping "
+                + "every grid point within ε, with a push at the seed, at each change of the card's text or phase, "
+                + "and one to end. Ratio = (LiveBridge pushes − \(extra) extra end frame) ÷ oracle.")
+        lines.append("")
+        return lines
+    }
+
+    private func monthLines(_ month: MonthBench.Result) -> [String] {
+        let jobs = BenchJobKind.allCases.compactMap { kind in
+            month.jobs[kind.rawValue].map { "\($0) \(kind.rawValue)s" }
+        }
+        var lines = [
+            "### 2. A typical month (\(jobs.joined(separator: ", ")); free tier: \(month.budget) updates)",
+            "",
+            "| policy | updates | of \(month.budget) | max err | mean err | jobs over ε |",
+            "|---|--:|--:|--:|--:|--:|",
+        ]
+        for line in month.lines {
+            let share = Double(line.updates) / Double(month.budget) * 100
+            lines.append(
+                "| \(line.policy) | \(line.updates) | \(Self.fixed(share, 0)) % | \(Self.fixed(line.maxError, 4)) | "
+                    + "\(Self.fixed(line.meanError, 4)) | \(line.jobsOverEpsilon) |")
+        }
+        lines.append(
+            "| oracle (sum over the jobs) | \(month.oracleUpdates) | "
+                + "\(Self.fixed(Double(month.oracleUpdates) / Double(month.budget) * 100, 0)) % | ≤ ε | | 0 |")
+        lines.append("")
+        for line in month.lines where !line.reasons.isEmpty {
+            let parts = line.reasons.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.key) \($0.value)" }
+            lines.append("\(line.policy) by reason: \(parts.joined(separator: ", ")).")
+            lines.append("")
+        }
+        if let day = month.budgetExhaustedDay {
+            lines.append(
+                "With `monthlyBudget: \(month.budget)` the budget was spent on day \(Self.fixed(day, 1)) of 30; after "
+                    + "that only starts and ends go out (counted above; the service refuses what exceeds its quota).")
+            lines.append("")
+        }
+        return lines
+    }
+
+    private func latencyLines(_ results: [LatencyBench.Result]) -> [String] {
+        var lines = [
+            "### 3. Latency: source event in → PATCH on the wire (loopback, real engine, sink and HTTP client)",
+            "",
+            "| engine state | events | p50 | p99 | max | mean | receiver violations |",
+            "|---|--:|--:|--:|--:|--:|--:|",
+        ]
+        for latency in results {
+            let store =
+                latency.store == .files
+                ? "files, fsync per push (as `livebridge run`)" : "memory (persistence excluded)"
+            lines.append(
+                "| \(store) | \(latency.events) | \(Self.milliseconds(latency.p50)) ms | "
+                    + "\(Self.milliseconds(latency.p99)) ms | \(Self.milliseconds(latency.max)) ms | "
+                    + "\(Self.milliseconds(latency.mean)) ms | \(latency.violations.count) |")
+        }
+        lines.append("")
+        return lines
+    }
+
+    private func throughputLines(_ rows: [ThroughputBench.Row]) -> [String] {
+        var lines = [
+            "### 4. Throughput on one core (median of 5 rounds)",
+            "",
+            "| what | rate | note |",
+            "|---|--:|---|",
+        ]
+        for row in rows {
+            let rate = row.perSecond.map { "\(Self.rate($0)) \(row.unit)" } ?? "—"
+            lines.append("| \(row.name) | \(rate) | \(row.note) |")
+        }
+        lines.append("")
+        return lines
+    }
+
+    private func resourceLines(_ resources: ResourceBench.Result) -> [String] {
+        [
+            "### 5. Memory and CPU of `livebridge run` (\(resources.sources) sources, \(resources.sinks) sinks: "
+                + "PushWard → loopback receiver, console)",
+            "",
+            "| phase | seconds | CPU (% of one core) | max RSS |",
+            "|---|--:|--:|--:|",
+            "| idle | \(Int(resources.idle.seconds.rounded())) | \(Self.fixed(resources.idle.cpuPercent, 2)) % | "
+                + "\(Self.fixed(Double(resources.idle.maxRSSKiB) / 1024, 1)) MiB |",
+            "| busy (\(resources.busyEvents) API updates, \(resources.busyPushes) pushes) | "
+                + "\(Int(resources.busy.seconds.rounded())) | \(Self.fixed(resources.busy.cpuPercent, 2)) % | "
+                + "\(Self.fixed(Double(resources.busy.maxRSSKiB) / 1024, 1)) MiB |",
+            "",
+            "Peak RSS over the whole run (VmHWM, start-up included): "
+                + "\(Self.fixed(Double(resources.peakRSSKiB) / 1024, 1)) MiB, of which at the end "
+                + "\(Self.fixed(Double(resources.anonymousKiB) / 1024, 1)) MiB anonymous (heap, stacks) and "
+                + "\(Self.fixed(Double(resources.fileKiB) / 1024, 1)) MiB file-backed (the executable and shared "
+                + "libraries' pages). Receiver violations: \(resources.violations.count). "
+                + "Stop: \(Self.describe(resources.stop)).",
+            "",
+        ]
+    }
+
+    static func describe(_ stop: BenchChildProcess.StopOutcome) -> String {
+        switch stop {
+        case .terminated(let seconds): "exited \(fixed(seconds, 2)) s after SIGTERM"
+        case .killed: "**ignored SIGTERM for 10 s and was killed**"
+        case .exitedEarlier: "had exited before the stop"
+        }
+    }
+
+    // MARK: - JSON
+
+    func json() -> String {
+        var root: [String: JSONValue] = [
+            "command": .string(commandLine), "quick": .bool(quick), "epsilon": .number(epsilon),
+            "machine": [
+                "processors": .int(Int64(machine.processors)), "cpu": .string(machine.cpuModel),
+                "kernel": .string(machine.kernel), "build": .string(machine.build), "date": .string(machine.date),
+                "loadAverage": .number(machine.loadAverage),
+            ],
+            "goals": .array(
+                goals.map {
+                    [
+                        "name": .string($0.name), "target": .string($0.target), "measured": .string($0.measured),
+                        "met": $0.met.map(JSONValue.bool) ?? .null,
+                    ]
+                }),
+            "failures": .array(failures.map(JSONValue.string)),
+        ]
+        if let economy {
+            root["economy"] = .array(
+                economy.map { job in
+                    [
+                        "name": .string(job.name), "kind": .string(job.kind.rawValue), "origin": .string(job.origin),
+                        "summary": .string(job.summary), "duration": .number(job.duration.rounded()),
+                        "observations": .int(Int64(job.observations)),
+                        "livebridge": figures(job.liveBridge), "fixed": figures(job.fixed),
+                        "oracle": .int(Int64(job.oracle)), "oracleMandatory": .int(Int64(job.oracleMandatory)),
+                        "oracleMaxError": .number(Self.round(job.oracleMaxError)),
+                        "ratio": .number(Self.round(job.ratio)),
+                        "extraEndFrames": .int(Int64(job.extraEndFrames)),
+                        "meetsGoal": .bool(job.meetsGoal(epsilon: epsilon)),
+                        "reasons": .object(job.reasons.mapValues { .int(Int64($0)) }),
+                    ]
+                })
+        }
+        if let month {
+            root["month"] = [
+                "budget": .int(Int64(month.budget)), "oracle": .int(Int64(month.oracleUpdates)),
+                "budgetExhaustedDay": month.budgetExhaustedDay.map { .number(Self.round($0)) } ?? .null,
+                "jobs": .object(month.jobs.mapValues { .int(Int64($0)) }),
+                "policies": .array(
+                    month.lines.map {
+                        [
+                            "policy": .string($0.policy), "updates": .int(Int64($0.updates)),
+                            "maxError": .number(Self.round($0.maxError)),
+                            "meanError": .number(Self.round($0.meanError)),
+                            "jobsOverEpsilon": .int(Int64($0.jobsOverEpsilon)),
+                            "reasons": .object($0.reasons.mapValues { .int(Int64($0)) }),
+                        ]
+                    }),
+            ]
+        }
+        if let latency {
+            root["latency"] = .array(
+                latency.map { latency in
+                    [
+                        "store": .string(latency.store.rawValue), "events": .int(Int64(latency.events)),
+                        "p50": .number(latency.p50), "p99": .number(latency.p99), "max": .number(latency.max),
+                        "mean": .number(latency.mean), "violations": .array(latency.violations.map(JSONValue.string)),
+                    ]
+                })
+        }
+        if let throughput {
+            root["throughput"] = .array(
+                throughput.map {
+                    [
+                        "name": .string($0.name), "unit": .string($0.unit),
+                        "perSecond": $0.perSecond.map { .number($0.rounded()) } ?? .null, "note": .string($0.note),
+                    ]
+                })
+        }
+        if let resources {
+            root["resources"] = [
+                "binary": .string(resources.binary), "sources": .int(Int64(resources.sources)),
+                "sinks": .int(Int64(resources.sinks)), "peakRSSKiB": .int(Int64(resources.peakRSSKiB)),
+                "idle": phase(resources.idle), "busy": phase(resources.busy),
+                "busyEvents": .int(Int64(resources.busyEvents)), "busyPushes": .int(Int64(resources.busyPushes)),
+                "violations": .array(resources.violations.map(JSONValue.string)),
+                "anonymousKiB": .int(Int64(resources.anonymousKiB)), "fileKiB": .int(Int64(resources.fileKiB)),
+                "stop": .string(Self.describe(resources.stop).replacingOccurrences(of: "**", with: "")),
+            ]
+        }
+        return JSONWriter.string(.object(root))
+    }
+
+    private func figures(_ figures: EconomyBench.Figures) -> JSONValue {
+        [
+            "pushes": .int(Int64(figures.pushes)), "maxError": .number(Self.round(figures.maxError)),
+            "meanError": .number(Self.round(figures.meanError)),
+        ]
+    }
+
+    private func phase(_ phase: ResourceBench.Phase) -> JSONValue {
+        [
+            "seconds": .number(Self.round(phase.seconds)), "cpuPercent": .number(Self.round(phase.cpuPercent)),
+            "maxRSSKiB": .int(Int64(phase.maxRSSKiB)),
+        ]
+    }
+
+    // MARK: - Formatting
+
+    static func round(_ value: Double) -> Double { (value * 1e6).rounded() / 1e6 }
+
+    static func fixed(_ value: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", value) }
+
+    static func milliseconds(_ seconds: Double) -> String { fixed(seconds * 1000, 2) }
+
+    static func duration(_ seconds: Double) -> String {
+        if seconds < 120 { return "\(Int(seconds.rounded())) s" }
+        if seconds < 7200 { return "\(Int((seconds / 60).rounded())) min" }
+        return "\(fixed(seconds / 3600, 1)) h"
+    }
+
+    static func rate(_ perSecond: Double) -> String {
+        if perSecond >= 1e6 { return "\(fixed(perSecond / 1e6, 2)) M" }
+        if perSecond >= 1e3 { return "\(fixed(perSecond / 1e3, 1)) k" }
+        return fixed(perSecond, 0)
+    }
+}

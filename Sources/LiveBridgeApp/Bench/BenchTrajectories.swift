@@ -1,0 +1,94 @@
+import Foundation
+
+/// The jobs the benchmark replays, one entry each.
+///
+/// To run a recording through an adapter's real mapping instead of the bench's stand-in, change
+/// the line's source, e.g.
+///
+///     BenchTrajectory("sabnzbd-a-steady", .download, "…",
+///         AdapterRecording("sabnzbd-a-steady.raw.jsonl", format: StandardComponents.sabnzbdReplay.format)),
+///
+/// (commit the raw recording next to the others). Every figure of the report follows.
+enum BenchTrajectories {
+    static var standard: [BenchTrajectory] { catalog(scale: 1) }
+
+    /// `--quick`: the same jobs, the synthetic ones shortened to a fifth (debug builds in the test
+    /// suite replay them in a fraction of the time).
+    static var quick: [BenchTrajectory] { catalog(scale: 0.2) }
+
+    /// Every job; synthetic durations (and sizes) multiplied by `scale`.
+    static func catalog(scale: Double) -> [BenchTrajectory] {
+        [
+            BenchTrajectory(
+                "sabnzbd-a-steady", .download, "SABnzbd 4.5.0 recording: 60 MiB at a steady 1 MiB/s",
+                RecordedObservations("sabnzbd-a-steady.jsonl")),
+            BenchTrajectory(
+                "sabnzbd-c-two-jobs", .download, "SABnzbd 4.5.0 recording: two 30 MiB jobs, then post-processing",
+                RecordedObservations("sabnzbd-c-two-jobs.jsonl")),
+            BenchTrajectory(
+                "sabnzbd-d-pause-resume", .download, "SABnzbd 4.5.0 recording: 60 MiB, paused 20 s at 32 %",
+                RecordedObservations("sabnzbd-d-pause-resume.jsonl")),
+            BenchTrajectory(
+                "sabnzbd-f-failed", .download, "SABnzbd 4.5.0 recording: every article missing, failed",
+                RecordedObservations("sabnzbd-f-failed.jsonl")),
+            BenchTrajectory(
+                "download-\(label(7200 * scale))-steady", .download,
+                "synthetic SABnzbd: \(Int(72 * scale)) GB at 10 MB/s ±5 %, 2 s polls",
+                SyntheticTrajectory { base in
+                    SyntheticJobs.download(
+                        seed: 11, totalBytes: 72e9 * scale, regimes: [.init(bytesPerSecond: 10e6, seconds: nil)],
+                        base: base)
+                }),
+            BenchTrajectory(
+                "download-\(label(7200 * scale))-varying", .download,
+                "synthetic SABnzbd: \(Int(55 * scale)) GB, speed 11→3→0→9→5→10 MB/s, 2 s polls",
+                SyntheticTrajectory { base in
+                    SyntheticJobs.download(
+                        seed: 12, totalBytes: 55e9 * scale,
+                        regimes: [
+                            .init(bytesPerSecond: 11e6, seconds: 1200 * scale),
+                            .init(bytesPerSecond: 3e6, seconds: 900 * scale),
+                            .init(bytesPerSecond: 0, seconds: 240 * scale),
+                            .init(bytesPerSecond: 9e6, seconds: 1500 * scale),
+                            .init(bytesPerSecond: 5e6, seconds: 1200 * scale),
+                            .init(bytesPerSecond: 10e6, seconds: nil),
+                        ], base: base)
+                }),
+            BenchTrajectory(
+                "print-\(label(10800 * scale))", .print,
+                "synthetic Bambu: \(label(10800 * scale)) slicer estimate, mc_percent steps, minute estimates",
+                SyntheticTrajectory { base in SyntheticJobs.print(seed: 21, slicerMinutes: 180 * scale, base: base) }),
+            BenchTrajectory(
+                "print-\(label(3600 * scale))-pause", .print,
+                "synthetic Bambu: \(label(3600 * scale)) print, filament-change pause at 60 %",
+                SyntheticTrajectory { base in
+                    SyntheticJobs.print(
+                        seed: 22, slicerMinutes: 60 * scale, pauseAtFraction: 0.6, pauseMinutes: 6 * scale, base: base)
+                }),
+            BenchTrajectory(
+                "washer-30m", .washer, "synthetic Home Assistant timer: 30 min, fixed finishes_at",
+                SyntheticTrajectory { base in SyntheticJobs.washer(minutes: 30, base: base) }),
+        ]
+    }
+
+    /// `3h`, `24m`: a duration for a job's name.
+    static func label(_ seconds: Double) -> String {
+        seconds >= 3600 && (seconds / 3600).rounded() == seconds / 3600
+            ? "\(Int(seconds / 3600))h" : "\(Int((seconds / 60).rounded()))m"
+    }
+
+    /// The trajectories directory: `explicit`, else `bench/trajectories` in the working directory
+    /// or the nearest parent that has one.
+    static func directory(explicit: String?) -> String {
+        if let explicit { return explicit }
+        var candidate = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        for _ in 0..<8 {
+            let path = candidate.appendingPathComponent("bench/trajectories").path
+            if FileManager.default.fileExists(atPath: path) { return path }
+            let parent = candidate.deletingLastPathComponent()
+            if parent.path == candidate.path { break }
+            candidate = parent
+        }
+        return "bench/trajectories"
+    }
+}

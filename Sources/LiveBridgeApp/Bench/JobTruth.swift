@@ -1,0 +1,123 @@
+import LiveBridgeCore
+
+/// One job's truth as the error measurement sees it: the reported progress, linear between
+/// observations, over the window from the first push (the first running observation) to the
+/// first `ended` observation — exactly as `EconomySimulation` measures it, so the tracker, the
+/// fixed-interval policy and the oracle are judged on the same curve and the same 1 s grid.
+struct JobTruth: Sendable {
+    var samples: [(time: Double, progress: Double)]
+    /// First running observation: the tracker's seed goes out here.
+    var start: Double
+    /// The first `ended` observation at or after `start` (else the last sample).
+    var end: Double
+    /// Times the card's text or phase changed while the job ran: any sender must push there.
+    var changes: [Double]
+    /// The progress the job ended with (1 for a success).
+    var finalProgress: Double
+
+    /// Builds the truth from one job's observations (one slug, any order).
+    init(_ updates: [ActivityUpdate]) {
+        let sorted = updates.enumerated().sorted {
+            ($0.element.observedAt ?? 0, $0.offset) < ($1.element.observedAt ?? 0, $1.offset)
+        }.map(\.element)
+        var samples: [(time: Double, progress: Double)] = []
+        for update in sorted {
+            let time = update.observedAt ?? 0
+            if let progress = update.progress {
+                samples.append((time, min(1, max(0, progress.isFinite ? progress : 0))))
+            } else if case .ended(.success) = update.phase {
+                samples.append((time, 1))
+            }
+        }
+        let first = sorted.first { !$0.phase.isEnded }?.observedAt ?? sorted.first?.observedAt ?? 0
+        let ended = sorted.first { $0.phase.isEnded && ($0.observedAt ?? 0) >= first }
+        self.samples = samples
+        start = first
+        end = ended?.observedAt ?? samples.last?.time ?? first
+        var changes: [Double] = []
+        var previous: String?
+        for update in sorted where !update.phase.isEnded {
+            let time = update.observedAt ?? 0
+            guard time >= first, time < end else { continue }
+            let key = Self.cardKey(update)
+            if let previous, key != previous { changes.append(time) }
+            previous = key
+        }
+        self.changes = changes
+        if case .ended(let outcome) = ended?.phase, outcome == .success {
+            finalProgress = 1
+        } else {
+            finalProgress = samples.last?.progress ?? 0
+        }
+    }
+
+    /// What a person sees change on the card, apart from the bar: the adapter's stable content
+    /// (without the fields the tracker owns) and the phase.
+    static func cardKey(_ update: ActivityUpdate) -> String {
+        var json = update.content.json
+        for field in ["progress", "end_date", "live_progress", "remaining_time", "duration", "start_date"] {
+            json[field] = nil
+        }
+        let phase: String
+        switch update.phase {
+        case .active: phase = "active"
+        case .paused: phase = "paused"
+        case .ended: phase = "ended"
+        }
+        return JSONWriter.string(MergePatch.stripNulls(json)) + "|" + phase
+    }
+
+    /// The grid the error is measured on: `start`, `start + step`, … up to `end` inclusive.
+    func grid(step: Double = 1) -> [Double] {
+        var times: [Double] = []
+        var t = start
+        while t <= end {
+            times.append(t)
+            t += step
+        }
+        return times
+    }
+
+    /// The truth at each of `times` (ascending): linear between samples, flat outside them.
+    func values(at times: [Double]) -> [Double] {
+        guard !samples.isEmpty else { return times.map { _ in 0 } }
+        var index = 0
+        return times.map { t in
+            while index + 1 < samples.count, samples[index + 1].time <= t { index += 1 }
+            let current = samples[index]
+            if current.time > t || index + 1 >= samples.count { return current.progress }
+            let next = samples[index + 1]
+            return current.progress + (next.progress - current.progress) * (t - current.time)
+                / (next.time - current.time)
+        }
+    }
+}
+
+/// Display error of a sequence of anchors against a job's truth on the 1 s grid.
+enum DisplayErrorMeter {
+    /// Largest and mean |shown − truth| over the grid, and the number of grid points.
+    struct Figures: Sendable, Equatable {
+        var max: Double
+        var mean: Double
+        var samples: Int
+    }
+
+    /// Measures `anchors` (ascending by time) drawn under `model` against `truth`.
+    static func measure(_ truth: JobTruth, anchors: [DisplayAnchor], model: DisplayModel = .interpolating) -> Figures {
+        guard !anchors.isEmpty, !truth.samples.isEmpty, truth.end > truth.start else {
+            return Figures(max: 0, mean: 0, samples: 0)
+        }
+        let times = truth.grid()
+        let values = truth.values(at: times)
+        var anchorIndex = 0
+        var maxError = 0.0
+        var sum = 0.0
+        for (t, value) in zip(times, values) {
+            while anchorIndex + 1 < anchors.count, anchors[anchorIndex + 1].time <= t { anchorIndex += 1 }
+            let error = abs(anchors[anchorIndex].shown(at: t, model: model) - value)
+            maxError = max(maxError, error)
+            sum += error
+        }
+        return Figures(max: maxError, mean: sum / Double(times.count), samples: times.count)
+    }
+}

@@ -1,0 +1,130 @@
+import LiveBridgeCore
+
+/// Section 2: a typical month of jobs drawn from the trajectories, counted against the free
+/// PushWard tier's 250 updates.
+///
+/// June 2026 (30 days, UTC): a download every evening, a washer cycle every morning and ten more
+/// in the evening, a print on twelve afternoons spread over the month; which trajectory of the
+/// kind each job replays is drawn from a fixed seed. Every job gets its own slug.
+struct MonthBench: Sendable {
+    var downloads = 30
+    var prints = 12
+    var washers = 40
+    var budget = 250
+    var seed: UInt64 = 2026
+    var settings = EconomySettings()
+    var policy = FixedIntervalPolicy()
+
+    /// One policy's month.
+    struct Line: Sendable {
+        var policy: String
+        var updates: Int
+        var maxError: Double
+        var meanError: Double
+        /// Jobs whose max error exceeded ε.
+        var jobsOverEpsilon: Int
+        /// Updates by push reason (`start`, `structural`, `etaMoved`, …); empty for other policies.
+        var reasons: [String: Int] = [:]
+    }
+
+    struct Result: Sendable {
+        var jobs: [String: Int]
+        var lines: [Line]
+        var budget: Int
+        var oracleUpdates: Int
+        /// Day of the month (1-based, fractional) the budgeted run spent its last update.
+        var budgetExhaustedDay: Double?
+    }
+
+    /// 2026-06-01T00:00:00Z.
+    static let monthStart = Double(CivilTime.daysFromCivil(year: 2026, month: 6, day: 1)) * 86400
+
+    /// The month's jobs: (start time, trajectory, slug), in time order.
+    func schedule(_ trajectories: [LoadedTrajectory]) -> [(start: Double, trajectory: LoadedTrajectory, slug: String)] {
+        var random = BenchRandom(seed: seed)
+        var jobs: [(Double, LoadedTrajectory, String)] = []
+        func pick(_ kind: BenchJobKind) -> LoadedTrajectory? {
+            let candidates = trajectories.filter { $0.kind == kind }
+            guard !candidates.isEmpty else { return nil }
+            return candidates[Int(random.next() % UInt64(candidates.count))]
+        }
+        func at(day: Int, hour: Double, spreadHours: Double) -> Double {
+            (Self.monthStart + Double(day) * 86400 + hour * 3600 + random.uniform(0...spreadHours * 3600)).rounded()
+        }
+        for index in 0..<downloads {
+            if let trajectory = pick(.download) {
+                jobs.append((at(day: index % 30, hour: 19, spreadHours: 3), trajectory, "download-\(index + 1)"))
+            }
+        }
+        for index in 0..<prints {
+            let day = Int((Double(index) * 30 / Double(max(1, prints))).rounded(.down))
+            if let trajectory = pick(.print) {
+                jobs.append((at(day: day, hour: 10, spreadHours: 3), trajectory, "print-\(index + 1)"))
+            }
+        }
+        for index in 0..<washers {
+            let evening = index >= 30
+            let day = evening ? (index - 30) * 3 % 30 : index % 30
+            if let trajectory = pick(.washer) {
+                jobs.append((at(day: day, hour: evening ? 17 : 7, spreadHours: 1.5), trajectory, "washer-\(index + 1)"))
+            }
+        }
+        return jobs.sorted { ($0.0, $0.2) < ($1.0, $1.2) }.map { (start: $0.0, trajectory: $0.1, slug: $0.2) }
+    }
+
+    func run(_ trajectories: [LoadedTrajectory], oracles: [String: Int]) -> Result {
+        let jobs = schedule(trajectories)
+        var updates: [ActivityUpdate] = []
+        var truths: [String: JobTruth] = [:]
+        var fixedUpdates = 0
+        var fixedAnchors: [String: [DisplayAnchor]] = [:]
+        var counts: [String: Int] = [:]
+        var oracleUpdates = 0
+        for job in jobs {
+            let placed = job.trajectory.placed(at: job.start, slug: job.slug)
+            updates += placed
+            truths[job.slug] = JobTruth(placed)
+            let fixed = policy.run(placed)
+            fixedUpdates += fixed.pushes
+            fixedAnchors[job.slug] = fixed.anchors
+            counts[job.trajectory.kind.rawValue, default: 0] += 1
+            oracleUpdates += oracles[job.trajectory.name] ?? 0
+        }
+        let endTime = Self.monthStart + 30 * 86400
+        let free = EconomySimulation(model: .interpolating, settings: settings).run(updates, endTime: endTime)
+        var budgeted = settings
+        budgeted.monthlyBudget = budget
+        let limited = BudgetedSimulation(settings: budgeted).run(updates, endTime: endTime)
+        var freeLine = line("LiveBridge", updates: free.totalPushes, anchors: free.anchors, truths: truths)
+        for push in free.pushes { freeLine.reasons[push.frame.reason.rawValue, default: 0] += 1 }
+        var limitedLine = line(
+            "LiveBridge, monthlyBudget \(budget)", updates: limited.counted, anchors: limited.anchors, truths: truths)
+        for push in limited.pushes { limitedLine.reasons[push.frame.reason.rawValue, default: 0] += 1 }
+        return Result(
+            jobs: counts,
+            lines: [
+                freeLine, limitedLine,
+                line("fixed interval (5 s / 30 s)", updates: fixedUpdates, anchors: fixedAnchors, truths: truths),
+            ], budget: budget, oracleUpdates: oracleUpdates,
+            budgetExhaustedDay: limited.exhaustedAt.map { ($0 - Self.monthStart) / 86400 + 1 })
+    }
+
+    private func line(_ name: String, updates: Int, anchors: [String: [DisplayAnchor]], truths: [String: JobTruth])
+        -> Line
+    {
+        var maxError = 0.0
+        var sum = 0.0
+        var samples = 0
+        var over = 0
+        for (slug, truth) in truths {
+            let figures = DisplayErrorMeter.measure(truth, anchors: anchors[slug] ?? [])
+            maxError = max(maxError, figures.max)
+            sum += figures.mean * Double(figures.samples)
+            samples += figures.samples
+            if figures.max > settings.maxDisplayError + 1e-9 { over += 1 }
+        }
+        return Line(
+            policy: name, updates: updates, maxError: maxError, meanError: samples > 0 ? sum / Double(samples) : 0,
+            jobsOverEpsilon: over)
+    }
+}

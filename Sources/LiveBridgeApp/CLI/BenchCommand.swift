@@ -1,0 +1,142 @@
+import Foundation
+import LiveBridgeCore
+
+/// `livebridge bench`: pushes per job against an oracle, a month against the free tier, latency,
+/// throughput, memory and CPU — measured, as a markdown table or JSON.
+enum BenchCommand {
+    static let usage = """
+        usage: livebridge bench [--quick] [--json] [--only SECTIONS] [--trajectories DIR] [--events N]
+                                [--binary PATH] [--idle SECONDS] [--busy SECONDS] [--explain JOB] [--set K=V,…]
+
+        Measures, without any network beyond loopback (build with `swift build -c release` first):
+          economy     each trajectory through the real tracker on a virtual clock: pushes, max and mean
+                      display error on a 1 s grid, the ratio to the oracle (fewest pushes keeping the
+                      error within ε), and the same figures for a fixed-interval policy (5 s / 30 s)
+          month       a typical month (30 downloads, 12 prints, 40 washer cycles) against 250 updates
+          latency     source event in → PATCH on the wire through a loopback PushWard stand-in
+          throughput  tracker updates, merge patches, JSON parses, WebSocket frames per second (one core)
+          resources   peak RSS and CPU of `livebridge run` idle and busy (spawns --binary)
+
+          --quick            a short version of everything (seconds)
+          --json             JSON instead of markdown
+          --only LIST        comma-separated sections (default: all)
+          --trajectories DIR the committed trajectories (default: bench/trajectories here or above)
+          --events N         latency events (default 10000; quick 200)
+          --binary PATH      the livebridge binary to measure (default: this one)
+          --idle SECONDS     idle measurement (default 60; quick 1)
+          --busy SECONDS     busy measurement (default 60; quick 1)
+          --explain JOB      print one job's push log (LiveBridge's pushes with reasons, the oracle's schedule)
+          --set K=V,…        what-if: economy settings for the economy and month sections, e.g.
+                             etaToleranceFraction=0.25,etaPersistence=120; keys: endFrames,
+                             \(tunables.keys.sorted().joined(separator: ", "))
+        """
+
+    static let sections = ["economy", "month", "latency", "throughput", "resources"]
+
+    static func run(_ arguments: [String], environment: [String: String], output: CommandOutput) async -> Int32 {
+        var options = BenchOptions()
+        do throws(UsageError) {
+            let parsed = try ParsedArguments(
+                arguments, options: ["only", "trajectories", "events", "binary", "idle", "busy", "explain", "set"],
+                flags: ["quick", "json", "help"])
+            if parsed.flag("help") {
+                output.out(usage)
+                return ExitStatus.ok
+            }
+            guard parsed.positional.isEmpty else { throw UsageError("unexpected argument \(parsed.positional[0])") }
+            options.quick = parsed.flag("quick")
+            options.json = parsed.flag("json")
+            if let only = parsed.value("only") {
+                let names = only.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                for name in names where !sections.contains(name) {
+                    throw UsageError("--only \(name): expected some of \(sections.joined(separator: ", "))")
+                }
+                options.sections = Set(names)
+            }
+            options.trajectories = parsed.value("trajectories")
+            options.explain = parsed.value("explain")
+            if let assignments = parsed.value("set") { options.settings = try economySettings(assignments) }
+            options.binary = parsed.value("binary")
+            if let events = try parsed.number("events", range: 10...1_000_000) { options.events = Int(events) }
+            if let idle = try parsed.number("idle", range: 1...3600) { options.idleSeconds = idle }
+            if let busy = try parsed.number("busy", range: 1...3600) { options.busySeconds = busy }
+        } catch {
+            output.err("livebridge bench: \(error.message)\n\n\(usage)")
+            return ExitStatus.usage
+        }
+        options.commandLine = (["livebridge", "bench"] + arguments).joined(separator: " ")
+        if let name = options.explain {
+            let catalog = options.quick ? BenchTrajectories.quick : BenchTrajectories.standard
+            guard let trajectory = catalog.first(where: { $0.name == name }) else {
+                output.err(
+                    "livebridge bench: --explain \(name): known jobs: \(catalog.map(\.name).joined(separator: ", "))")
+                return ExitStatus.usage
+            }
+            do throws(BenchError) {
+                let loaded = try trajectory.load(directory: BenchTrajectories.directory(explicit: options.trajectories))
+                output.out(BenchExplanation.render(loaded, settings: options.settings))
+                return ExitStatus.ok
+            } catch {
+                output.err("livebridge bench: \(error.message)")
+                return ExitStatus.unavailable
+            }
+        }
+        let report = await BenchRunner(options: options, progress: { output.err($0) }).run()
+        output.out(options.json ? report.json() : report.markdown())
+        return report.failures.isEmpty ? ExitStatus.ok : ExitStatus.software
+    }
+}
+
+extension BenchCommand {
+    /// Economy settings `--set` may change, by their `EconomySettings` names.
+    static var tunables: [String: WritableKeyPath<EconomySettings, Double>] {
+        [
+            "maxDisplayError": \.maxDisplayError, "etaToleranceMinimum": \.etaToleranceMinimum,
+            "etaToleranceFraction": \.etaToleranceFraction, "etaPersistence": \.etaPersistence,
+            "finishPad": \.finishPad, "deadlineLead": \.deadlineLead, "liveMinimumWindow": \.liveMinimumWindow,
+            "fixedFinishGrace": \.fixedFinishGrace, "endDisplay": \.endDisplay,
+        ]
+    }
+
+    /// `maxDisplayError=0.05,etaPersistence=120` (and `endFrames=1`) applied to the defaults.
+    static func economySettings(_ assignments: String) throws(UsageError) -> EconomySettings {
+        var settings = EconomySettings()
+        for assignment in assignments.split(separator: ",") {
+            let parts = assignment.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, let value = Double(parts[1]), value.isFinite, value >= 0 else {
+                throw UsageError("--set \(assignment): expected NAME=NUMBER")
+            }
+            if parts[0] == "endFrames" {
+                guard value == 1 || value == 2 else { throw UsageError("--set endFrames: 1 or 2") }
+                settings.endFrames = Int(value)
+            } else if let path = tunables[parts[0]] {
+                settings[keyPath: path] = value
+            } else {
+                throw UsageError(
+                    "--set \(parts[0]): unknown; known: endFrames, \(tunables.keys.sorted().joined(separator: ", "))")
+            }
+        }
+        return settings
+    }
+}
+
+/// What `livebridge bench` was asked to do.
+struct BenchOptions: Sendable {
+    var quick = false
+    var json = false
+    var sections = Set(BenchCommand.sections)
+    var trajectories: String?
+    var binary: String?
+    var events: Int?
+    var idleSeconds: Double?
+    var busySeconds: Double?
+    var commandLine = "livebridge bench"
+    /// `--explain JOB`: print one job's push log instead of measuring.
+    var explain: String?
+    /// Economy settings for the economy and month sections (`--set`); defaults otherwise.
+    var settings = EconomySettings()
+
+    var latencyEvents: Int { events ?? (quick ? 200 : 10_000) }
+    var idle: Double { idleSeconds ?? (quick ? 1 : 60) }
+    var busy: Double { busySeconds ?? (quick ? 1 : 60) }
+}

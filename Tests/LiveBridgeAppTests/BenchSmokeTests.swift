@@ -1,0 +1,113 @@
+import Foundation
+import LiveBridgeApp
+import LiveBridgeCore
+import Synchronization
+import Testing
+
+/// `livebridge bench --quick` runs in-process and produces sane numbers (not fast ones: this is
+/// a debug build on a shared machine).
+@Suite("livebridge bench --quick", .serialized, .timeLimit(.minutes(1)))
+struct BenchSmokeTests {
+    /// `bench/trajectories` of this checkout, whatever the working directory.
+    static let trajectories = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("bench/trajectories").path
+
+    @Test("runs every section and reports sane figures")
+    func quickRun() async throws {
+        let started = ContinuousClock.now
+        let out = Mutex("")
+        let err = Mutex("")
+        let status = await LiveBridgeCommand.run(
+            ["bench", "--quick", "--json", "--trajectories", Self.trajectories], environment: [:],
+            output: CommandOutput(
+                out: { text in out.withLock { $0 += text } }, err: { text in err.withLock { $0 += text + "\n" } }))
+        let elapsed = ContinuousClock.now - started
+        #expect(status == 0, "\(err.withLock { $0 })")
+        let report = try JSONParser.parse(out.withLock { $0 })
+        #expect(report["failures"]?.arrayValue?.isEmpty == true, "\(report["failures"] ?? .null)")
+
+        // Economy: every job pushed, errors are fractions of the bar, LiveBridge never beats the oracle.
+        let jobs = try #require(report["economy"]?.arrayValue)
+        #expect(jobs.count == 9)
+        for job in jobs {
+            let name = job["name"]?.stringValue ?? "?"
+            let pushes = try #require(job["livebridge"]?["pushes"]?.intValue)
+            let oracle = try #require(job["oracle"]?.intValue)
+            let extra = try #require(job["extraEndFrames"]?.intValue)
+            #expect(pushes > 0, "\(name)")
+            #expect(oracle >= 2, "\(name): the oracle needs at least the seed and the end")
+            #expect(pushes - extra >= oracle, "\(name): \(pushes) pushes beat the oracle's \(oracle)")
+            #expect((job["ratio"]?.doubleValue ?? 0) >= 1, "\(name)")
+            let oracleError = job["oracleMaxError"]?.doubleValue ?? 1
+            #expect(oracleError <= 0.03 + 1e-9, "\(name): the oracle's own schedule is off by more than ε")
+            for policy in ["livebridge", "fixed"] {
+                for figure in ["maxError", "meanError"] {
+                    let value = try #require(job[policy]?[figure]?.doubleValue)
+                    #expect((0...1).contains(value), "\(name) \(policy) \(figure) \(value)")
+                }
+            }
+            #expect((job["fixed"]?["pushes"]?.intValue ?? 0) > 0, "\(name)")
+        }
+
+        // Month: three policies, every one spending updates; the fixed interval spends the most.
+        let policies = try #require(report["month"]?["policies"]?.arrayValue)
+        #expect(policies.count == 3)
+        let updates = policies.compactMap { $0["updates"]?.intValue }
+        #expect(updates.count == 3 && updates.allSatisfy { $0 > 0 })
+        #expect(updates[2] > updates[0])
+
+        // Latency through the real engine, sink and HTTP client, to a strict receiver.
+        let latencies = try #require(report["latency"]?.arrayValue)
+        #expect(latencies.map { $0["store"]?.stringValue } == ["files", "memory"])
+        for latency in latencies {
+            #expect((latency["p50"]?.doubleValue ?? 0) > 0)
+            #expect((latency["p99"]?.doubleValue ?? 0) >= (latency["p50"]?.doubleValue ?? 0))
+            #expect(latency["violations"]?.arrayValue?.isEmpty == true, "\(latency["violations"] ?? .null)")
+        }
+
+        // Throughput: every measured row did work; the pending rows say so.
+        let rows = try #require(report["throughput"]?.arrayValue)
+        #expect(rows.count >= 4)
+        for row in rows {
+            if let rate = row["perSecond"]?.doubleValue {
+                #expect(rate > 0, "\(row["name"] ?? .null)")
+            } else {
+                #expect(row["note"]?.stringValue?.hasPrefix("pending") == true)
+            }
+        }
+
+        // Resources: the spawned `livebridge run` (the debug one next to the test runner).
+        let resources = try #require(report["resources"])
+        #expect((resources["peakRSSKiB"]?.intValue ?? 0) > 1024)
+        #expect((resources["busyEvents"]?.intValue ?? 0) > 0)
+        #expect((resources["busyPushes"]?.intValue ?? 0) > 0)
+        #expect(resources["violations"]?.arrayValue?.isEmpty == true)
+        let idle = try #require(resources["idle"]?["cpuPercent"]?.doubleValue)
+        #expect(idle >= 0 && idle < 100)
+
+        #expect(elapsed < .seconds(15), "took \(elapsed)")
+    }
+
+    @Test("markdown output has the goals and every section's table")
+    func markdown() async {
+        let out = Mutex("")
+        let status = await LiveBridgeCommand.run(
+            ["bench", "--quick", "--only", "economy,throughput", "--trajectories", Self.trajectories],
+            environment: [:], output: CommandOutput(out: { text in out.withLock { $0 += text } }, err: { _ in }))
+        let text = out.withLock { $0 }
+        #expect(status == 0)
+        #expect(text.contains("### Goals"))
+        #expect(text.contains("| sabnzbd-a-steady |"))
+        #expect(text.contains("### 4. Throughput"))
+    }
+
+    @Test("an unknown section is a usage error")
+    func usage() async {
+        let err = Mutex("")
+        let status = await LiveBridgeCommand.run(
+            ["bench", "--only", "economy,speed"], environment: [:],
+            output: CommandOutput(out: { _ in }, err: { text in err.withLock { $0 += text } }))
+        #expect(status == 64)
+        #expect(err.withLock { $0 }.contains("--only speed"))
+    }
+}
