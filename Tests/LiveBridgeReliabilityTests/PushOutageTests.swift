@@ -93,4 +93,47 @@ struct PushOutageTests {
                 + "\(bridge.maximumPending.values.max() ?? 0) frames waiting per slug (cap \(VirtualBridge.queueCap))")
         await bridge.shutdown()
     }
+
+    @Test("many short jobs on one slug while the service is down: the queue stays within its cap, the last shows")
+    func repeatedSessionsDuringOutage() async throws {
+        let bridge = try await VirtualBridge()
+        let base = bridge.clock.now
+        // Twelve small downloads one after the other, each its own session (SABnzbd idle between).
+        var lines: [String] = []
+        let jobs = 12
+        for index in 0..<jobs {
+            let start = base + 60 + Double(index) * 50
+            var job = SABnzbdJobScript(totalMiB: 20, rateMiBps: 1, start: start)
+            job.id = "SABnzbd_nzo_short\(index)"
+            job.name = "Short.Job.\(index)"
+            lines += job.lines(from: start - 3, through: start + 47, every: 3)
+        }
+        let updates = try SABnzbdReplay.updates(
+            fromJSONLines: lines, settings: SABnzbdSessionSettings(slug: Recordings.sabnzbdSlug, name: "SABnzbd (home)"))
+        let sessions = updates.filter { $0.phase.isEnded }.count
+        #expect(sessions == jobs, "each job is a session of its own")
+        let outageStart = base + 100
+        let outageEnd = outageStart + 600
+        var wentDown = false
+        var cameBack = false
+        try await bridge.play(updates, through: outageEnd + 400, step: 1) { t in
+            if !wentDown && t >= outageStart {
+                wentDown = true
+                bridge.pushward.goDown()
+            }
+            if !cameBack && t >= outageEnd {
+                cameBack = true
+                try bridge.pushward.comeBack()
+            }
+        }
+        for (slug, most) in bridge.maximumPending {
+            #expect(most <= VirtualBridge.queueCap, "\(slug) held \(most) frames while ten sessions ended")
+        }
+        let activity = try #require(bridge.pushward.activity(Recordings.sabnzbdSlug))
+        #expect(activity.state == "ended" && activity.content["state"] == "Complete")
+        #expect(activity.content["subtitle"] == "1 job · 20 MB · 1.0 MB/s avg")
+        #expect(await bridge.inSync(Recordings.sabnzbdSlug))
+        #expect(bridge.pushward.violations.isEmpty, "\(bridge.pushward.violations)")
+        await bridge.shutdown()
+    }
 }
