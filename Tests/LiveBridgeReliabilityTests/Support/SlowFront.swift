@@ -8,16 +8,15 @@ import Synchronization
 /// While `delay` is set, each request is held that many real seconds before it is forwarded; a
 /// client that gives up first (its timeout) hangs up, the server cancels the handler, and the
 /// request is never forwarded — the service never saw it. With `delay` nil requests pass through
-/// at once. It counts the requests that were in flight at the same time per path, to show the
-/// client never piles requests up behind a slow one.
+/// at once. It notes when each request arrived, to show the client never piles requests up
+/// behind a slow one.
 final class SlowFront: Sendable {
     private struct State {
         var delay: Double?
         var arrived = 0
         var forwarded = 0
         var abandoned = 0
-        var inFlight: [String: Int] = [:]
-        var mostInFlight = 0
+        var arrivals: [ContinuousClock.Instant] = []
     }
 
     let upstream: String
@@ -43,19 +42,23 @@ final class SlowFront: Sendable {
         state.withLock { ($0.arrived, $0.forwarded, $0.abandoned) }
     }
 
-    /// The most requests for one path in flight at once.
-    var mostInFlight: Int { state.withLock { $0.mostInFlight } }
+    /// Real seconds between consecutive arrivals.
+    var arrivalGaps: [Double] {
+        let arrivals = state.withLock { $0.arrivals }
+        return zip(arrivals.dropFirst(), arrivals).map { later, earlier in
+            let gap = later - earlier
+            return Double(gap.components.seconds) + Double(gap.components.attoseconds) / 1e18
+        }
+    }
 
     func shutdown() { server.withLock { $0?.shutdown() } }
 
     private func forward(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         let delay = state.withLock { state -> Double? in
             state.arrived += 1
-            state.inFlight[request.path, default: 0] += 1
-            state.mostInFlight = max(state.mostInFlight, state.inFlight[request.path] ?? 0)
+            if state.delay != nil { state.arrivals.append(ContinuousClock.now) }
             return state.delay
         }
-        defer { state.withLock { $0.inFlight[request.path, default: 1] -= 1 } }
         if let delay {
             do {
                 try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
