@@ -147,3 +147,46 @@ final class VirtualBridge: Sendable {
         pushward.shutdown()
     }
 }
+
+extension VirtualBridge {
+    /// The context a supervisor would give source `name`: updates go to this bridge's engine.
+    func context(
+        source name: String, type: String, store: any StateStore = MemoryStateStore(),
+        onEmit: @escaping @Sendable (ActivityUpdate) -> Void = { _ in }
+    ) -> AdapterContext {
+        let engine = self.engine
+        return AdapterContext(
+            name: name,
+            emit: { update in
+                onEmit(update)
+                await engine.emit(update)
+            },
+            logger: logger.child("\(type).\(name)"), clock: clock, store: store,
+            health: health.reporter(kind: "source", name: name, type: type, clock: clock), metrics: metrics)
+    }
+
+    /// The source's `/health` entry.
+    func sourceHealth(_ name: String) -> ComponentHealth? {
+        health.snapshot.first { $0.kind == "source" && $0.name == name }
+    }
+
+    /// Follows an adapter that sleeps on this bridge's clock between polls: each time it sleeps,
+    /// `before(t)` runs (fault injection), time moves to its wake-up and what is due is
+    /// delivered — until `done()` holds. Bounded by `timeout` real seconds.
+    func followSleeps(
+        timeout: Double = 30, before: (Double) async throws -> Void = { _ in }, until done: () async -> Bool
+    ) async throws {
+        let started = ContinuousClock.now
+        while true {
+            try await clock.waitForSleeper(timeout: 15, "the adapter's next sleep")
+            // Deliver what the adapter's last poll emitted, at the time it emitted it.
+            await deliver()
+            if await done() { return }
+            guard seconds(since: started) < timeout else {
+                throw ReliabilityTimeout(description: "the adapter did not get there within \(timeout) s")
+            }
+            try await before(clock.now)
+            if let wake = clock.nextDeadline { clock.advance(to: wake) }
+        }
+    }
+}
