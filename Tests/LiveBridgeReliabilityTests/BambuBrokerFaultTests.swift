@@ -137,10 +137,12 @@ struct BambuBrokerFaultTests {
         #expect(!states.contains("Printer offline"), "short blips are not shown")
         #expect(bridge.pushward.violations.isEmpty, "\(bridge.pushward.violations)")
         Figures.record(
-            "MQTT broker restart → first report", "\(Figures.seconds(restartToReport)) real (reconnect backoff + pushall)")
+            "MQTT broker restart → first report",
+            "\(Figures.seconds(restartToReport)) real (reconnect backoff + pushall)")
         Figures.record(
             "MQTT broker frozen (SIGSTOP) → detected",
-            "\(Figures.seconds(silenceDetected)) real with keepalive 5 s (default 30 s: about 30–45 s)")
+            "\(Figures.seconds(silenceDetected)) real with keepalive 5 s (about 2 × the keepalive; the default 30 s: about a minute)"
+        )
         Figures.record("MQTT broker thawed (SIGCONT) → first report", "\(Figures.seconds(thawToReport)) real")
     }
 }

@@ -15,7 +15,11 @@ struct HomeAssistantFaultTests {
     static let token = "ha-reliability-token-0123456789"
 
     static func washer(finishesAt: Double) -> [String: JSONValue] {
-        ["timer.washer": ["s": "active", "a": ["duration": "0:30:00", "finishes_at": .string(RFC3339.format(finishesAt))]]]
+        [
+            "timer.washer": [
+                "s": "active", "a": ["duration": "0:30:00", "finishes_at": .string(RFC3339.format(finishesAt))],
+            ]
+        ]
     }
 
     @Test("restarted mid-cycle (finish moved meanwhile), then silent: reconnect, resync, the activity follows")
@@ -35,7 +39,8 @@ struct HomeAssistantFaultTests {
 
         let first = try await home.nextSession()
         try await first.waitForSubscription("entities")
-        #expect(await bridge.pushward.waitUntil { $0.activity("washer")?.content["end_date"] == .int(Int64(now + 1200)) })
+        #expect(
+            await bridge.pushward.waitUntil { $0.activity("washer")?.content["end_date"] == .int(Int64(now + 1200)) })
 
         // Restart: the connection drops; Home Assistant comes back with the cycle extended by 5 min.
         home.setStates(Self.washer(finishesAt: now + 1500))
@@ -44,7 +49,8 @@ struct HomeAssistantFaultTests {
         let second = try await home.nextSession()
         try await second.waitForSubscription("entities")
         let reconnected = seconds(since: restarted)
-        #expect(await bridge.pushward.waitUntil { $0.activity("washer")?.content["end_date"] == .int(Int64(now + 1500)) })
+        #expect(
+            await bridge.pushward.waitUntil { $0.activity("washer")?.content["end_date"] == .int(Int64(now + 1500)) })
         let resynced = seconds(since: restarted)
         #expect(bridge.pushward.activity("washer")?.state == "ongoing")
 

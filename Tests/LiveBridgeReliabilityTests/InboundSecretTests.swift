@@ -66,10 +66,13 @@ struct InboundSecretTests {
             #expect(response.status == 401, "webhook with \(what): \(response.status)")
         }
         #expect(try await post("/webhook/guarded", ["X-LiveBridge-Secret": secret]).status == 202)
-        #expect(try await post("/webhook/guarded", ["x-livebridge-secret": secret]).status == 202, "header names ignore case")
+        #expect(
+            try await post("/webhook/guarded", ["x-livebridge-secret": secret]).status == 202,
+            "header names ignore case")
         #expect(try await post("/webhook/open", [:]).status == 202, "no secret configured: none needed")
         #expect(
-            runtime.services.metrics.value("livebridge_webhooks_total", ["source": "guarded", "result": "unauthorized"])
+            runtime.services.metrics.value(
+                "livebridge_webhooks_total", ["source": "guarded", "result": "unauthorized"])
                 == Double(refusedHooks.count))
 
         let token = Self.apiToken

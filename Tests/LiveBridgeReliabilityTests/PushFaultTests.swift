@@ -62,7 +62,8 @@ struct PushFaultTests {
         #expect(bridge.sinkHealth?.status == .ok && bridge.sinkHealth?.details["breaker"] == nil)
         Figures.record(
             "503 storm",
-            "\(storm) consecutive 503s answered over \(Int(span)) virtual seconds, gaps \(gaps.map { Int($0.rounded()) }) s")
+            "\(storm) consecutive 503s answered over \(Int(span)) virtual seconds, gaps \(gaps.map { Int($0.rounded()) }) s"
+        )
         await bridge.shutdown()
     }
 
@@ -127,7 +128,8 @@ struct PushFaultTests {
         #expect(bridge.pushward.activity(Self.slug)?.state == "ongoing")
         let (health, text) = try #require(healthWhileSpent)
         #expect(health?.status == .degraded)
-        #expect(health?.lastError?.contains("monthly quota exhausted; holding the latest state until it resets") == true)
+        #expect(
+            health?.lastError?.contains("monthly quota exhausted; holding the latest state until it resets") == true)
         #expect(health?.details["quota"] == "exhausted until 2026-06-15T13:00:00.000Z", "reset_at of the problem")
         #expect(text.contains("quota"))
         // Hours pass; the month's quota resets at reset_at.
@@ -165,7 +167,9 @@ struct PushFaultTests {
         let started = ContinuousClock.now
         try await bridge.play(Self.download(base), through: base + 2100) { t in
             if t == base { front.setDelay(2) }
-            if t < slowUntil, front.counts.abandoned >= 2, healthWhileSlow == nil { healthWhileSlow = bridge.sinkHealth }
+            if t < slowUntil, front.counts.abandoned >= 2, healthWhileSlow == nil {
+                healthWhileSlow = bridge.sinkHealth
+            }
             if t >= slowUntil, slowCounts == nil {
                 slowCounts = front.counts
                 front.setDelay(nil)

@@ -100,7 +100,8 @@ struct SABnzbdSourceFaultTests {
         let back = try #require(firstPollAfterBack)
         Figures.record(
             "SABnzbd stopped and started → first successful poll",
-            "\(Int(back - backAt)) s (virtual; the poll backoff reached \(Int(back - backAt)) s after 2 minutes away)")
+            "at most \(Int(back - backAt)) s (virtual): the poll backoff while it was away (3 s doubling, capped at 60 s)"
+        )
         Figures.record(
             "SABnzbd silent (accepts, never answers) → detected",
             "\(Figures.seconds(silentDetected ?? -1)) real (the 1 s request timeout), polls continue with backoff")

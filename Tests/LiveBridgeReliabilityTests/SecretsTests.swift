@@ -315,7 +315,8 @@ struct SecretsTests {
         let hook = "/webhook/sab"
         let secret = Self.secrets["WEBHOOK_SECRET"]!
         #expect(try await post(hook, headers: ["X-LiveBridge-Secret": secret], body: "{}").status == 202)
-        #expect(try await post(hook, headers: ["X-LiveBridge-Secret": Self.guessedWebhookSecret], body: "{}").status == 401)
+        #expect(
+            try await post(hook, headers: ["X-LiveBridge-Secret": Self.guessedWebhookSecret], body: "{}").status == 401)
         #expect(try await post(hook, headers: [:], body: "{}").status == 401)
         let api = "/api/activities/oven"
         let json: HTTPHeaders = ["Content-Type": "application/json"]

@@ -8,7 +8,10 @@ struct URLCredentialRedactionTests {
     @Test(
         "user info of every URL is masked; other text is left alone",
         arguments: [
-            ("GET https://proxy:s3cret@ha.example:8123/api failed", "GET https://[redacted]@ha.example:8123/api failed"),
+            (
+                "GET https://proxy:s3cret@ha.example:8123/api failed",
+                "GET https://[redacted]@ha.example:8123/api failed"
+            ),
             ("ws://token@127.0.0.1:80/api/websocket", "ws://[redacted]@127.0.0.1:80/api/websocket"),
             ("\"ftp://u:p@h/x\" is not an http(s) URL", "\"ftp://[redacted]@h/x\" is not an http(s) URL"),
             ("a http://a:b@one/ and http://c:d@two?x=1", "a http://[redacted]@one/ and http://[redacted]@two?x=1"),

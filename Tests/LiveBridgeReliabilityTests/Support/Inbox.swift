@@ -52,7 +52,9 @@ final class Inbox<Element: Sendable>: Sendable {
             }
             if let existing { continuation.resume(returning: existing) }
         }
-        guard let found else { throw ReliabilityTimeout(description: "timed out after \(timeout) s waiting for \(what)") }
+        guard let found else {
+            throw ReliabilityTimeout(description: "timed out after \(timeout) s waiting for \(what)")
+        }
         return found
     }
 }

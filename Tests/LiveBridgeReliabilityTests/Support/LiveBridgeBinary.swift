@@ -16,7 +16,8 @@ enum LiveBridgeBinary {
         }
         let arguments = CommandLine.arguments
         if let first = arguments.first, first.contains("/") {
-            candidates.append(URL(fileURLWithPath: first).deletingLastPathComponent().appendingPathComponent("livebridge").path)
+            candidates.append(
+                URL(fileURLWithPath: first).deletingLastPathComponent().appendingPathComponent("livebridge").path)
         }
         let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()

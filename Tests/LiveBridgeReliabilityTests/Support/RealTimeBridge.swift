@@ -29,7 +29,9 @@ final class RealTimeBridge: Sendable {
             health: health.reporter(kind: "sink", name: "phone", type: "pushward", clock: clock))
         engine = ActivityEngine(
             bindings: [
-                .init(sink: sink, queue: queue, ledger: BudgetLedger(sink: "phone", limit: nil, store: MemoryStateStore()))
+                .init(
+                    sink: sink, queue: queue, ledger: BudgetLedger(sink: "phone", limit: nil, store: MemoryStateStore())
+                )
             ],
             settings: settings, clock: clock, store: MemoryStateStore(), logger: logger.child("engine"),
             metrics: metrics)

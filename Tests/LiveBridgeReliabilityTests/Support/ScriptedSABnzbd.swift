@@ -121,12 +121,14 @@ final class ScriptedSABnzbd: Sendable {
             return .dropConnection
         }
         guard request.path == "/api" else {
-            return HTTPServerResponse(status: 404, headers: ["Content-Type": "text/html"], body: Array("Not Found".utf8))
+            return HTTPServerResponse(
+                status: 404, headers: ["Content-Type": "text/html"], body: Array("Not Found".utf8))
         }
         if mode == "version" { return .json(Array(#"{"version": "4.5.0"}"#.utf8)) }
         guard accepted else {
             return HTTPServerResponse(
-                status: 403, headers: ["Content-Type": "text/html;charset=utf-8"], body: Array("API Key Incorrect".utf8))
+                status: 403, headers: ["Content-Type": "text/html;charset=utf-8"], body: Array("API Key Incorrect".utf8)
+            )
         }
         let job = script ?? SABnzbdJobScript(totalMiB: 1, rateMiBps: 1, start: .infinity)
         switch mode {

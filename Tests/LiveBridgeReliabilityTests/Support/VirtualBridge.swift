@@ -1,8 +1,9 @@
-@testable import LiveBridgeCore
 import LiveBridgeNet
 import LiveBridgeSinks
 import LiveBridgeTestSupport
 import Synchronization
+
+@testable import LiveBridgeCore
 
 /// One bridge on virtual time: the real engine, delivery queue and PushWard sink, talking over
 /// real sockets to the strict `FakePushWardServer`. The test drives time (`play`, `advance`), so
@@ -49,7 +50,8 @@ final class VirtualBridge: Sendable {
             transport: HTTPClient.shared, clock: clock)
         queue = DeliveryQueue(
             sink: sink, clock: clock, logger: logger.child("sink.phone"), metrics: metrics,
-            health: health.reporter(kind: "sink", name: "phone", type: "pushward", clock: clock), jitterSeed: jitterSeed)
+            health: health.reporter(kind: "sink", name: "phone", type: "pushward", clock: clock), jitterSeed: jitterSeed
+        )
         engine = ActivityEngine(
             bindings: [.init(sink: sink, queue: queue, ledger: BudgetLedger(sink: "phone", limit: nil, store: store))],
             settings: settings, clock: clock, store: store, logger: logger.child("engine"), metrics: metrics,

@@ -65,6 +65,8 @@ extension VirtualClock {
                 finish(true)
             }
         }
-        if !reached { throw ReliabilityTimeout(description: "nobody slept on the clock within \(timeout) s: \(what())") }
+        if !reached {
+            throw ReliabilityTimeout(description: "nobody slept on the clock within \(timeout) s: \(what())")
+        }
     }
 }
