@@ -271,10 +271,8 @@ struct SecretsTests {
         """.write(toFile: broken, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: broken)
         do {
-            var brokenConfig = try ConfigLoader.load(path: broken, environment: Self.secrets)
-            let services = runtime.services
-            _ = try ComponentRegistry.standard.build(brokenConfig, services: services)
-            brokenConfig.warnings = []
+            let brokenConfig = try ConfigLoader.load(path: broken, environment: Self.secrets)
+            _ = try ComponentRegistry.standard.build(brokenConfig, services: runtime.services)
             Issue.record("the broken config was accepted")
         } catch {
             surfaces.add("configuration error", "\(error)")
