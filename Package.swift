@@ -78,6 +78,13 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
+            name: "LiveBridgeReliabilityTests",
+            dependencies: [
+                "LiveBridgeApp", "LiveBridgeCore", "LiveBridgeNet", "LiveBridgeSinks", "LiveBridgeSABnzbd",
+                "LiveBridgeBambu", "LiveBridgeHomeAssistant", "LiveBridgeTestSupport",
+            ]
+        ),
+        .testTarget(
             name: "LiveBridgeAppTests",
             dependencies: ["LiveBridgeApp", "LiveBridgeCore", "LiveBridgeNet", "LiveBridgeSinks", "LiveBridgeTestSupport"]
         ),

@@ -218,6 +218,8 @@ struct TrackerTests {
         var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
         var frames: [ActivityFrame] = []
         for update in job.updates[..<split] { frames += tracker.handle(update, at: update.observedAt!) }
+        // Delivered before the restart (delivery acknowledges each frame).
+        for frame in frames { tracker.acknowledge(frame, appliedAt: frame.time) }
         let snapshot = JSONWriter.string(tracker.snapshot)
         var restored = try #require(
             ActivityTracker(snapshot: try JSONParser.parse(snapshot), model: .interpolating, settings: settings))

@@ -32,7 +32,7 @@ enum RunCommand {
             output.err("livebridge: \(path): \(error)")
             return ExitStatus.configuration
         } catch {
-            output.err("livebridge: \(error)")
+            output.err(Redactor.shared.redact("livebridge: \(error)"))
             return ExitStatus.software
         }
         let task = Task { await runtime.run() }
@@ -73,10 +73,12 @@ enum CheckCommand {
                 metrics: MetricsRegistry(), health: health, http: HTTPClient.shared, economy: config.economy)
             built = try ComponentRegistry.standard.build(config, services: services)
         } catch {
-            output.err("livebridge check: \(path): \(error)")
+            output.err(Redactor.shared.redact("livebridge check: \(path): \(error)"))
             return ExitStatus.configuration
         }
-        for warning in config.warnings { output.err("warning: \(warning)") }
+        // Probe details quote URLs and service answers: mask secrets as the log does.
+        let redact = { (text: String) in Redactor.shared.redact(text) }
+        for warning in config.warnings { output.err(redact("warning: \(warning)")) }
         var rows: [(String, String, String, ProbeResult)] = []
         for sink in built.sinks {
             rows.append(("sink", sink.name, sink.type, await sink.probe()))
@@ -98,7 +100,7 @@ enum CheckCommand {
         for (kind, name, type, result) in rows {
             let label = "\(name) (\(type))"
             let padded = label + String(repeating: " ", count: max(1, width - label.count))
-            output.out("\(result.ok ? "ok  " : "FAIL") \(kind.padding(6)) \(padded) \(result.detail)")
+            output.out(redact("\(result.ok ? "ok  " : "FAIL") \(kind.padding(6)) \(padded) \(result.detail)"))
         }
         for line in ledgerLines { output.out(line) }
         return rows.allSatisfy(\.3.ok) ? ExitStatus.ok : ExitStatus.unavailable

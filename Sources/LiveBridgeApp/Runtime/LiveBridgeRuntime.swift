@@ -29,15 +29,13 @@ public final class LiveBridgeRuntime: Sendable {
         let metrics = MetricsRegistry()
         let dataHealth = health.reporter(kind: "state", name: "dataDir", type: "files", clock: clock)
         let store = store ?? FileStateStore(directory: config.dataDir)
-        if !FileManager.default.fileExists(atPath: config.dataDir) {
-            do {
-                try FileManager.default.createDirectory(atPath: config.dataDir, withIntermediateDirectories: true)
-            } catch {
-                dataHealth.set(.degraded, "cannot create \(config.dataDir): \(error.localizedDescription); state kept in memory only")
-                logger.error("cannot create the data directory; state kept in memory", ["dataDir": config.dataDir])
-            }
+        if let problem = Self.checkDataDirectory(config.dataDir, store: store) {
+            // Said at start, not at the first push (an idle bridge would look healthy for hours).
+            dataHealth.set(.degraded, "\(problem); state kept in memory only (no resume after a restart) — fix dataDir")
+            logger.error("data directory unusable; state kept in memory", ["dataDir": config.dataDir, "error": problem])
+        } else {
+            dataHealth.noteEvent()
         }
-        dataHealth.noteEvent()
         let services = RuntimeServices(
             dataDir: config.dataDir, store: store, clock: clock, logger: logger, metrics: metrics, health: health,
             http: http, economy: config.economy)
@@ -82,6 +80,28 @@ public final class LiveBridgeRuntime: Sendable {
             return (entry, instance, stream)
         }
         self.server = server
+    }
+
+    /// Creates the data directory if needed and proves it can be written; the problem, if any.
+    static func checkDataDirectory(_ path: String, store: any StateStore) -> String? {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { return "\(path) is not a directory" }
+        } else {
+            do {
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            } catch {
+                return "cannot create \(path): \(error.localizedDescription)"
+            }
+        }
+        let probe = ".write-check"
+        do {
+            try store.write(probe, [])
+            try store.remove(probe)
+        } catch {
+            return "cannot write in \(path): \(error.message)"
+        }
+        return nil
     }
 
     /// The control server's port (nil when `server.listen` is off).

@@ -22,8 +22,10 @@ public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
         self.problems = problems
     }
 
+    /// Every problem, one per line; secrets (registered ones, keys in URLs) masked, since
+    /// problems may quote the values they are about.
     public var description: String {
-        "invalid configuration:\n" + problems.map { "  - \($0)" }.joined(separator: "\n")
+        Redactor.shared.redact("invalid configuration:\n" + problems.map { "  - \($0)" }.joined(separator: "\n"))
     }
 }
 

@@ -87,7 +87,12 @@ public actor ActivityEngine {
                 metrics.set("livebridge_budget_limit", ["sink": sinkName], Double(limit))
             }
         }
-        restore()
+        let recovery = restore()
+        for (binding, frames) in recovery { await send(frames, to: binding) }
+        if !recovery.isEmpty {
+            dirty = true
+            persistIfDue(force: false)
+        }
         if drivesItself {
             for binding in bindings { await binding.queue.start() }
         }
@@ -210,6 +215,9 @@ public actor ActivityEngine {
 
     private func acknowledge(sink: String, frame: ActivityFrame, receipt: DeliveryReceipt) {
         trackers[sink]?[frame.slug]?.acknowledge(frame, appliedAt: receipt.appliedAt)
+        // Persist what was delivered too: a restart resends only what may not have arrived.
+        dirty = true
+        persistIfDue(force: false)
         reschedule()
     }
 
@@ -302,31 +310,42 @@ public actor ActivityEngine {
         }
     }
 
-    private func restore() {
+    /// Restores persisted trackers; returns, per sink, the frames a restart must send again (ends
+    /// decided before the restart that the service may never have received).
+    private func restore() -> [(Binding, [ActivityFrame])] {
         let json: JSONValue?
         do {
             json = try store.readJSON(Self.stateKey)
         } catch {
             logger.warning("stored state unreadable; starting fresh", ["error": error.description])
-            return
+            return []
         }
-        guard let sinks = json?["sinks"]?.objectValue else { return }
+        guard let sinks = json?["sinks"]?.objectValue else { return [] }
         var restored = 0
+        var recovery: [(Binding, [ActivityFrame])] = []
         for binding in bindings {
             guard let entries = sinks[binding.sink.name]?.objectValue else { continue }
-            for (slug, snapshot) in entries {
+            var frames: [ActivityFrame] = []
+            for (slug, snapshot) in entries.sorted(by: { $0.key < $1.key }) {
                 guard
-                    let tracker = ActivityTracker(
+                    var tracker = ActivityTracker(
                         snapshot: snapshot, model: binding.sink.displayModel, settings: settings)
                 else {
                     logger.warning("stored tracker unreadable; it will be recreated", ["slug": slug])
                     continue
                 }
+                let resend = tracker.recoveryFrames(at: clock.now)
+                if !resend.isEmpty {
+                    logger.info("ending again an activity whose end may not have been delivered", ["slug": slug])
+                }
+                frames += resend
                 trackers[binding.sink.name]?[slug] = tracker
                 restored += 1
             }
+            if !frames.isEmpty { recovery.append((binding, frames)) }
         }
         if restored > 0 { logger.info("resumed activities", ["count": String(restored)]) }
+        return recovery
     }
 }
 

@@ -7,6 +7,7 @@ extension ActivityTracker {
             "stored": stored, "lastStable": lastStableContent, "phase": .string(lastPhase),
             "staleTTL": .number(currentStaleTTL), "sequence": .int(Int64(sequence)),
             "needsResync": .bool(resyncPending), "model": .string(model.rawValue),
+            "delivered": .int(Int64(deliveredSequence)),
         ]
         if let anchor {
             var anchorObject: [String: JSONValue] = [
@@ -59,6 +60,6 @@ extension ActivityTracker {
             lastDetailsAt: snapshot["lastDetailsAt"]?.doubleValue, endDue: snapshot["endDue"]?.doubleValue,
             staleTTL: snapshot["staleTTL"]?.doubleValue ?? 0, priority: snapshot["priority"]?.intValue,
             sequence: snapshot["sequence"]?.intValue ?? 0, needsResync: snapshot["needsResync"]?.boolValue ?? false,
-            startedAt: snapshot["startedAt"]?.doubleValue)
+            startedAt: snapshot["startedAt"]?.doubleValue, deliveredSequence: snapshot["delivered"]?.intValue)
     }
 }

@@ -85,6 +85,9 @@ public struct ActivityTracker: Sendable {
     private var startedAt: Double?
     private var priority: Int?
     public private(set) var sequence = 0
+    /// The newest frame the service acknowledged; below `sequence` while frames are in flight or
+    /// waiting. Persisted, so a restart knows what it decided but never delivered.
+    public private(set) var deliveredSequence = 0
 
     public init(slug: String, name: String? = nil, model: DisplayModel, settings: EconomySettings) {
         self.slug = slug
@@ -178,6 +181,7 @@ public struct ActivityTracker: Sendable {
     /// The service applied `frame` at `appliedAt`; if that was late (after an outage) the phone
     /// anchored then, so the model follows.
     public mutating func acknowledge(_ frame: ActivityFrame, appliedAt: Double) {
+        deliveredSequence = max(deliveredSequence, frame.sequence)
         guard frame.sequence == sequence, var anchor, appliedAt > anchor.time + 1 else { return }
         anchor.time = appliedAt
         if let endDate = anchor.endDate, endDate <= appliedAt { anchor.live = false }
@@ -470,10 +474,37 @@ public struct ActivityTracker: Sendable {
         endDue = nil
         sequence += 1
         lastPushAt = now
+        // After a restart that lost the final frame, the end carries the whole final content.
+        let patch = needsResync ? Self.fullPatch(stored) : .object([:])
+        needsResync = false
         return ActivityFrame(
-            slug: slug, name: name, kind: .end, activityState: "ended", patch: .object([:]), content: stored,
+            slug: slug, name: name, kind: .end, activityState: "ended", patch: patch, content: stored,
             priority: priority, outcome: nil, truthProgress: truth?.progress, time: now, reason: .end,
             sequence: sequence)
+    }
+
+    /// Frames to send right after a restart: an ended activity whose end the service may never
+    /// have received is ended again, with its whole final content. (A running one needs nothing
+    /// here: its next push is a full resync, see `init(snapshot:)`; an ending one resends the
+    /// final content with its end.)
+    public mutating func recoveryFrames(at now: Double) -> [ActivityFrame] {
+        guard lifecycle == .ended, deliveredSequence < sequence else { return [] }
+        sequence += 1
+        lastPushAt = now
+        needsResync = false
+        return [
+            ActivityFrame(
+                slug: slug, name: name, kind: .end, activityState: "ended", patch: Self.fullPatch(stored),
+                content: stored, priority: priority, outcome: nil, truthProgress: truth?.progress, time: now,
+                reason: .resync, sequence: sequence)
+        ]
+    }
+
+    /// `content` as a patch that replaces whatever the service holds: every field not in it is cleared.
+    static func fullPatch(_ content: JSONValue) -> JSONValue {
+        var full = content.objectValue ?? [:]
+        for field in GenericContent.fieldNames where full[field] == nil { full[field] = .null }
+        return .object(full)
     }
 
     private mutating func record(
@@ -482,9 +513,7 @@ public struct ActivityTracker: Sendable {
     ) -> ActivityFrame {
         var patch: JSONValue
         if needsResync {
-            var full = desired.objectValue ?? [:]
-            for field in GenericContent.fieldNames where full[field] == nil { full[field] = .null }
-            patch = .object(full)
+            patch = Self.fullPatch(desired)
             needsResync = false
         } else {
             patch = MergePatch.diff(from: stored, to: desired)
@@ -518,7 +547,7 @@ public struct ActivityTracker: Sendable {
     mutating func restore(
         lifecycle: Lifecycle, stored: JSONValue, lastStable: JSONValue, phase: String, anchor: DisplayAnchor?,
         truth: TruthSample?, lastPushAt: Double?, lastDetailsAt: Double?, endDue: Double?, staleTTL: Double,
-        priority: Int?, sequence: Int, needsResync: Bool, startedAt: Double? = nil
+        priority: Int?, sequence: Int, needsResync: Bool, startedAt: Double? = nil, deliveredSequence: Int? = nil
     ) {
         self.startedAt = startedAt
         self.lifecycle = lifecycle
@@ -533,7 +562,11 @@ public struct ActivityTracker: Sendable {
         self.staleTTL = staleTTL
         self.priority = priority
         self.sequence = sequence
-        self.needsResync = needsResync
+        // Snapshots from before delivery was tracked count everything as delivered.
+        self.deliveredSequence = deliveredSequence ?? sequence
+        // Frames decided but never acknowledged may not have reached the service (they waited in
+        // memory when the process stopped): the next push carries the whole content.
+        self.needsResync = needsResync || self.deliveredSequence < sequence
     }
 
     // MARK: - Helpers

@@ -117,10 +117,15 @@ public actor DeliveryQueue {
             queue.append(frame)
         }
         if queue.count > Self.maximumFramesPerSlug {
-            // Keep the head (it may be in flight), every end, and the newest state.
+            // Keep the head (it may be in flight), the newest state, and the latest end before it
+            // when the newest starts a new session: older ends are superseded by what followed
+            // them (keeping every end let the queue grow by one frame per session the service
+            // missed — without bound during a long outage or a spent quota).
             let newest = queue[queue.count - 1]
             var kept = [queue[0]]
-            for candidate in queue.dropFirst().dropLast() where candidate.kind == .end { kept.append(candidate) }
+            if newest.kind != .end, let lastEnd = queue.dropFirst().dropLast().last(where: { $0.kind == .end }) {
+                kept.append(lastEnd)
+            }
             kept.append(newest.resyncing())
             queue = kept
         }

@@ -35,7 +35,26 @@ public final class Redactor: Sendable {
         for secret in registered where result.contains(secret) {
             result = result.replacingAll(secret, with: Self.mask)
         }
-        return Self.maskCarriers(result)
+        return Self.maskCarriers(Self.maskUserInfo(result))
+    }
+
+    /// Masks the user info of every URL (`https://user:password@host` → `https://[redacted]@host`):
+    /// a password or token written into a URL is a secret nobody registered.
+    static func maskUserInfo(_ text: String) -> String {
+        guard text.contains("://"), text.contains("@") else { return text }
+        var output = ""
+        var rest = Substring(text)
+        while let scheme = rest.range(of: "://") {
+            output += rest[..<scheme.upperBound]
+            rest = rest[scheme.upperBound...]
+            let authority = rest.prefix { !"/?#\"' <>\n\r\t".contains($0) }
+            guard let at = authority.lastIndex(of: "@") else { continue }
+            let userInfo = rest[..<at]
+            output += userInfo == Self.mask ? String(userInfo) : Self.mask
+            rest = rest[at...]
+        }
+        output += rest
+        return output
     }
 
     private static let carriers: [String] = [

@@ -1,0 +1,72 @@
+import Foundation
+import LiveBridgeCore
+import Synchronization
+
+/// A bounded wait expired (a failure bound, never a way to synchronise).
+struct ReliabilityTimeout: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Real seconds since `start`.
+func seconds(since start: ContinuousClock.Instant) -> Double {
+    let elapsed = ContinuousClock.now - start
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+}
+
+/// Runs `body`, throwing after `timeout` real seconds (the body is cancelled then).
+func withDeadline<T: Sendable>(
+    _ timeout: Double, _ what: @autoclosure @escaping @Sendable () -> String,
+    _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
+            throw ReliabilityTimeout(description: "timed out after \(timeout) s waiting for \(what())")
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next() else { throw ReliabilityTimeout(description: what()) }
+        return first
+    }
+}
+
+/// Waits until `condition` holds, re-checking every 10 ms, at most `timeout` real seconds.
+///
+/// For state that announces no change (a `/health` entry, a process's files); where a component
+/// signals (the fakes' request waiters, adapter events) the tests wait on the signal instead.
+@discardableResult
+func eventually(
+    _ timeout: Double = 15, _ what: @autoclosure () -> String, condition: () async throws -> Bool
+) async throws -> Double {
+    let start = ContinuousClock.now
+    while true {
+        if try await condition() { return seconds(since: start) }
+        guard seconds(since: start) < timeout else {
+            throw ReliabilityTimeout(description: "timed out after \(timeout) s waiting for \(what())")
+        }
+        try await Task.sleep(nanoseconds: 10_000_000)
+    }
+}
+
+extension VirtualClock {
+    /// Waits (at most `timeout` real seconds) until someone sleeps on this clock.
+    func waitForSleeper(timeout: Double, _ what: @autoclosure () -> String) async throws {
+        let done = Mutex<CheckedContinuation<Bool, Never>?>(nil)
+        let reached = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            done.withLock { $0 = continuation }
+            let finish: @Sendable (Bool) -> Void = { value in done.withLock { $0.take() }?.resume(returning: value) }
+            let timer = Task {
+                try? await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
+                finish(false)
+            }
+            Task { [self] in
+                await waitForSleepers(1)
+                timer.cancel()
+                finish(true)
+            }
+        }
+        if !reached {
+            throw ReliabilityTimeout(description: "nobody slept on the clock within \(timeout) s: \(what())")
+        }
+    }
+}
