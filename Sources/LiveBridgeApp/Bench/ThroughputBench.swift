@@ -50,14 +50,13 @@ struct ThroughputBench: Sendable {
             ThroughputCase(
                 "WebSocket frames decoded (`WebSocketDecoder`)", unit: "frames/s",
                 note: "200-byte text frames, fed in 64 KiB reads", body: webSocketFrames),
-            // Filled in when the adapters are merged: parse a recorded message, run the adapter's
-            // filter/merge step, return the count.
             ThroughputCase(
                 "Home Assistant messages parsed and filtered", unit: "messages/s",
-                note: "pending: the Home Assistant adapter is on its own branch", body: nil),
+                note: "a compressed `subscribe_entities` change decoded and run through the entity mapping",
+                body: homeAssistantMessages),
             ThroughputCase(
                 "Bambu reports decoded and merged", unit: "reports/s",
-                note: "pending: the Bambu adapter is on its own branch", body: nil),
+                note: "a P1-style delta report decoded and merged into the printer state", body: bambuReports),
         ]
     }
 
