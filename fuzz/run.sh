@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Runs the libFuzzer harnesses and prints a table: harness, iterations, seconds, crashes.
+#
+#   fuzz/run.sh [--runs N | --seconds S] [--seed N] [--no-build] [harness…]
+#
+#   --runs N       stop each harness after N inputs (default: --runs 20000)
+#   --seconds S    stop each harness after S seconds instead
+#   --seed N       libFuzzer's random seed (default: a fresh one per run)
+#   --no-build     use the binaries already in .build/fuzz/bin
+#   harness…       names from fuzz/harnesses.list (default: all of them)
+#
+# Each harness starts from its committed seeds, fuzz/corpus/<name>/ (read-only), plus what earlier
+# runs found, .build/fuzz/corpus/<name>/ (where libFuzzer writes new inputs), with
+# fuzz/dict/<name>.dict when there is one and the max_len of the list. A crash, leak, timeout or
+# out-of-memory input is saved under .build/fuzz/artifacts/<name>/ and the full output is kept in
+# .build/fuzz/logs/<name>.log. Exits 1 when any harness crashed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+RUNS=20000
+SECONDS_EACH=""
+SEED=""
+BUILD=1
+NAMES=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --runs) RUNS=$2; SECONDS_EACH=""; shift 2 ;;
+        --seconds) SECONDS_EACH=$2; RUNS=""; shift 2 ;;
+        --seed) SEED=$2; shift 2 ;;
+        --no-build) BUILD=0; shift ;;
+        -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -*) echo "fuzz/run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+        *) NAMES+=("$1"); shift ;;
+    esac
+done
+
+LIST=fuzz/harnesses.list
+declare -A MAX_LEN
+ALL=()
+while read -r name module max_len _; do
+    [[ -z "${name:-}" || "$name" == \#* ]] && continue
+    MAX_LEN[$name]=$max_len
+    ALL+=("$name")
+done <"$LIST"
+[ ${#NAMES[@]} -eq 0 ] && NAMES=("${ALL[@]}")
+for name in "${NAMES[@]}"; do
+    [ -n "${MAX_LEN[$name]:-}" ] || { echo "fuzz/run.sh: no harness \"$name\" in $LIST" >&2; exit 2; }
+done
+
+[ "$BUILD" -eq 1 ] && fuzz/build.sh "${NAMES[@]}"
+
+OUT=.build/fuzz
+mkdir -p "$OUT/logs"
+# Swift's own crash handler would race AddressSanitizer's report; libFuzzer prints the stack.
+export SWIFT_BACKTRACE=enable=no
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
+
+ROWS=()
+FAILED=0
+for name in "${NAMES[@]}"; do
+    work=$OUT/corpus/$name
+    artifacts=$OUT/artifacts/$name
+    log=$OUT/logs/$name.log
+    mkdir -p "$work" "$artifacts"
+    args=(-max_len="${MAX_LEN[$name]}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+        -artifact_prefix="$artifacts/")
+    [ -f "fuzz/dict/$name.dict" ] && args+=(-dict="fuzz/dict/$name.dict")
+    if [ -n "$SECONDS_EACH" ]; then args+=(-max_total_time="$SECONDS_EACH"); else args+=(-runs="$RUNS"); fi
+    [ -n "$SEED" ] && args+=(-seed="$SEED")
+    seeds=()
+    [ -d "fuzz/corpus/$name" ] && seeds+=("fuzz/corpus/$name")
+    marker=$(mktemp)
+    start=$(date +%s.%N)
+    status=0
+    "$OUT/bin/$name" "${args[@]}" "$work" "${seeds[@]}" >"$log" 2>&1 || status=$?
+    end=$(date +%s.%N)
+    iterations=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    crashes=$(find "$artifacts" -type f -newer "$marker" | wc -l)
+    rm -f "$marker"
+    if [ "$status" -ne 0 ] && [ "$crashes" -eq 0 ]; then crashes=1; fi
+    if [ "$crashes" -gt 0 ]; then
+        FAILED=1
+        echo "fuzz/run.sh: $name crashed (exit $status); input saved under $artifacts/, output in $log" >&2
+        grep -m1 -E "FUZZ INVARIANT BROKEN|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|Fatal error" "$log" >&2 || true
+        grep -m1 -o "Swift runtime failure: [a-zA-Z ]*" "$log" >&2 || true
+        # The first Swift frame of the project under the report, demangled: where it went wrong.
+        awk '/ERROR: |FUZZ INVARIANT BROKEN/ { found = 1 }
+            found && / in \$s/ && !/fuzzFailure|fuzzCheck|Swift runtime failure/ { print; exit }' "$log" |
+            "${SWIFT:-swift}" demangle --simplified >&2 || true
+    fi
+    ROWS+=("$(printf '%-20s %12s %9.1f %8s' "$name" "${iterations:-?}" "$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')" "$crashes")")
+done
+
+printf '%-20s %12s %9s %8s\n' harness iterations seconds crashes
+for row in "${ROWS[@]}"; do echo "$row"; done
+exit "$FAILED"
