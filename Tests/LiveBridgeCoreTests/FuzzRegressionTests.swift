@@ -1,0 +1,54 @@
+import Foundation
+import LiveBridgeCore
+import Testing
+
+/// Inputs the libFuzzer harnesses (`fuzz/`) found crashing, replayed exactly as found: each must
+/// now end in a clean typed error (or, for property harnesses, satisfy the law that broke).
+@Suite("Fuzz regressions (Core)")
+struct FuzzRegressionTests {
+    /// The bytes of a crash artifact, stored as base64 so binary inputs survive in source.
+    static func artifact(_ base64: String) throws -> [UInt8] {
+        try [UInt8](#require(Data(base64Encoded: base64)))
+    }
+
+    // MARK: - JSON5 (harnesses `json5` and `config`)
+
+    @Test("json5 crash-552f4927: a high surrogate escape followed by a non-low one is a syntax error, not a trap")
+    func json5HighSurrogateThenHighSurrogate() throws {
+        let input = try Self.artifact("WyJcdUQ4MDBcdUQ4MDhd")  // ["\uD800\uD808]
+        #expect(throws: JSON5ParseError.self) { try JSON5Parser.parse(String(decoding: input, as: UTF8.self)) }
+        do {
+            _ = try JSON5Parser.parse(String(decoding: input, as: UTF8.self))
+        } catch {
+            #expect(error.message.contains("low surrogate"))
+            #expect(error.line == 1)
+        }
+    }
+
+    @Test("json5 crash-a76e20b4: a high surrogate followed by \\uCE00 is a syntax error")
+    func json5HighSurrogateThenBMP() throws {
+        let input = try Self.artifact("WyJcdUQ4M0RcdUNFMDAgYW5kIGxpbmUgXApjb25oZXg6IAphZDo0DTA=")
+        #expect(throws: JSON5ParseError.self) { try JSON5Parser.parse(String(decoding: input, as: UTF8.self)) }
+    }
+
+    @Test("config crash-0db4758d: the config loader reports the bad surrogate as a syntax error")
+    func configBadSurrogate() throws {
+        let input = try Self.artifact(
+            "IlzM/wAAMjIuXFx1ZTk5MjRczC5cdWQ5MjFcdWQ5MjFcdWUyOTE5cjI0XMz/AAAyLlx1ZDkyMVx1ZTk5MjRczC5cdWQ5MjFcdWU5OTJy"
+                + "MTI0XMz/AAAyLlx1ZDkyMVx1ZTk5MjRczP8AOQA=")
+        #expect(throws: ConfigError.self) {
+            try ConfigLoader.parse(text: String(decoding: input, as: UTF8.self), environment: [:])
+        }
+        do {
+            _ = try ConfigLoader.parse(text: String(decoding: input, as: UTF8.self), environment: [:])
+        } catch {
+            #expect(error.problems.count == 1)
+            #expect(error.description.contains("syntax error"))
+        }
+    }
+
+    @Test("a valid surrogate pair still decodes to one scalar")
+    func json5SurrogatePair() throws {
+        #expect(try JSON5Parser.parse(#"["\uD83D\uDE00"]"#) == ["😀"])
+    }
+}
