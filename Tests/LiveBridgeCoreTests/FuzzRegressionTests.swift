@@ -51,4 +51,36 @@ struct FuzzRegressionTests {
     func json5SurrogatePair() throws {
         #expect(try JSON5Parser.parse(#"["\uD83D\uDE00"]"#) == ["😀"])
     }
+
+    // MARK: - Merge patch (harness `merge-patch`)
+
+    @Test("merge-patch crash-d06af3cc: compose(null, {a: null}) has no single-patch equivalent")
+    func composeAfterWholeDocumentReplacement() throws {
+        // The harness reads [a, b, p, q]; composing p then q must equal applying both.
+        let input = Array(#"[{"a":{"b":1}},{"a":[1,{"c":null}]},null,{"a":null}]"#.utf8)
+        let values = try #require(JSONParser.parse(input).arrayValue)
+        let (a, b, p, q) = (values[0], values[1], values[2], values[3])
+        #expect(MergePatch.compose(p, q) == nil)
+        for document in [a, b, [:], .null] as [JSONValue] {
+            let sequential = MergePatch.apply(q, to: MergePatch.apply(p, to: document))
+            #expect(sequential == [:])
+            if let single = MergePatch.compose(p, q) {
+                #expect(MergePatch.apply(single, to: document) == sequential)
+            }
+        }
+    }
+
+    @Test("merge-patch crash-0c03af46: p = null, q = {a: null}, d = {a: null} (decoded from the bytes)")
+    func composeAfterReplacementKeepsNoStaleMember() {
+        let (p, q, d): (JSONValue, JSONValue, JSONValue) = (.null, ["a": .null], ["a": .null])
+        let sequential = MergePatch.apply(q, to: MergePatch.apply(p, to: d))
+        #expect(sequential == [:])
+        #expect(MergePatch.compose(p, q) == nil)
+    }
+
+    @Test("compose of a non-object replacement with a non-object still composes to the second")
+    func composeScalarThenScalar() {
+        #expect(MergePatch.compose(.null, "x") == "x")
+        #expect(MergePatch.compose(5, ["a": 1]) == nil)
+    }
 }
