@@ -17,9 +17,11 @@ public func fuzzActivityCommand(_ data: UnsafePointer<UInt8>?, _ size: Int) -> C
         do {
             update = try ActivityCommand.update(from: json, slug: pathSlug, now: 1_781_517_600)
         } catch {
+            fuzzTrace("slug \(pathSlug ?? "-"): \(error.problems)")
             fuzzCheck(!error.problems.isEmpty, "a validation error without problems")
             continue
         }
+        fuzzTrace("slug \(pathSlug ?? "-"): \(update.slug) \(update.phase) progress \(update.progress as Any)")
         fuzzCheck(ContentRules.isValidSlug(update.slug), "invalid slug \(update.slug) accepted")
         if let pathSlug { fuzzCheck(update.slug == pathSlug, "the URL's slug must win") }
         if let progress = update.progress { fuzzCheck((0...1).contains(progress), "progress \(progress)") }

@@ -31,6 +31,7 @@ public func fuzzConfigLoader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
     do {
         config = try ConfigLoader.parse(text: text, environment: environment)
     } catch {
+        fuzzTrace("parse: \(error)")
         checkProblems(error)
         return 0
     }
@@ -44,9 +45,11 @@ public func fuzzConfigLoader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
         fuzzCheck(
             built.sources.count == config.sources.count,
             "\(config.sources.count) source entries built \(built.sources.count)")
+        fuzzTrace("built \(built.sinks.count) sinks, \(built.sources.count) sources")
         let names = built.sinks.map(\.name)
         fuzzCheck(Set(names).count == names.count, "duplicate sink names accepted: \(names)")
     } catch {
+        fuzzTrace("build: \(error)")
         checkProblems(error)
     }
     return 0

@@ -19,6 +19,7 @@ public func fuzzHTTPRequestParser(_ data: UnsafePointer<UInt8>?, _ size: Int) ->
     let standard = HTTPRequestParser.Limits()
     let whole = outcomes(of: bytes, limits: standard, chunkSizes: [bytes.count])
     check(whole, limits: standard)
+    fuzzTrace("\(whole)")
 
     // Chunk sizes from the bytes themselves, so mutations explore different cuts.
     var sizes: [Int] = []

@@ -21,6 +21,7 @@ public func fuzzWebSocketDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> 
     let stream = Array(input.rest())
 
     let whole = decode(stream, role: role, limit: limit, chunkSizes: [max(1, stream.count)])
+    fuzzTrace("\(role) limit \(limit): \(whole.events) \(whole.failure.map(String.init(describing:)) ?? "")")
     for event in whole.events { check(event, limit: limit) }
     if let failure = whole.failure {
         fuzzCheck(failure.closeCode.isValidOnWire, "error close code \(failure.closeCode) cannot be sent")

@@ -74,3 +74,15 @@ func fuzzFailure(_ message: @autoclosure () -> String) -> Never {
 func fuzzCheck(_ condition: Bool, _ message: @autoclosure () -> String) {
     if !condition { fuzzFailure(message()) }
 }
+
+/// True when `FUZZ_TRACE` is set: harnesses then say what each input reached (run a binary on
+/// seed files to check that they get past the first error: `FUZZ_TRACE=1 .build/fuzz/bin/config
+/// fuzz/corpus/config/*`).
+let fuzzTracing = getenv("FUZZ_TRACE") != nil
+
+/// Prints `message` to standard error when tracing.
+func fuzzTrace(_ message: @autoclosure () -> String) {
+    guard fuzzTracing else { return }
+    let text = message() + "\n"
+    _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+}
