@@ -84,3 +84,43 @@ struct FuzzRegressionTests {
         #expect(MergePatch.compose(5, ["a": 1]) == nil)
     }
 }
+
+/// Crashes the `activity-command` harness found on the way from a command to the wire.
+@Suite("Fuzz regressions (activity commands)")
+struct ActivityCommandFuzzRegressionTests {
+    let now: Double = 1_781_517_600
+
+    /// The command's problems, or nil when it was accepted.
+    func problems(_ body: String) throws -> [String]? {
+        let json = try JSONParser.parse(body)
+        do {
+            _ = try ActivityCommand.update(from: json, slug: nil, now: now)
+            return nil
+        } catch {
+            return error.problems
+        }
+    }
+
+    @Test(
+        "activity-command crash: an end that is not a number or lies past 9999 is a typed validation error",
+        arguments: [
+            #"{"slug":"x","end_date":1e300}"#, #"{"slug":"x","end_date":-1e300}"#,
+            #"{"slug":"x","remaining":1e300}"#, #"{"slug":"x","remaining":"1e300:00"}"#,
+            #"{"slug":"x","end_date":"1e300"}"#, #"{"slug":"x","remaining":"nan"}"#, #"{"slug":"x","end_date":"inf"}"#,
+        ])
+    func implausibleEnd(body: String) throws {
+        let problems = try #require(try problems(body))
+        #expect(problems.count == 1)
+        #expect(problems.allSatisfy { $0.hasPrefix("end_date:") || $0.hasPrefix("remaining:") }, "\(problems)")
+    }
+
+    @Test("ordinary ends are still accepted", arguments: [
+        #"{"slug":"x","end_date":1781521200}"#, #"{"slug":"x","end_date":1781521200000}"#,
+        #"{"slug":"x","end_date":"2026-07-01T00:00:00Z"}"#, #"{"slug":"x","remaining":"12m"}"#,
+        #"{"slug":"x","remaining":"1:02:03"}"#, #"{"slug":"x","remaining":-5}"#,
+        #"{"slug":"x","end_date":"9999-12-31T23:59:59Z"}"#,
+    ])
+    func ordinaryEnd(body: String) throws {
+        #expect(try problems(body) == nil)
+    }
+}
