@@ -114,13 +114,40 @@ struct ActivityCommandFuzzRegressionTests {
         #expect(problems.allSatisfy { $0.hasPrefix("end_date:") || $0.hasPrefix("remaining:") }, "\(problems)")
     }
 
-    @Test("ordinary ends are still accepted", arguments: [
-        #"{"slug":"x","end_date":1781521200}"#, #"{"slug":"x","end_date":1781521200000}"#,
-        #"{"slug":"x","end_date":"2026-07-01T00:00:00Z"}"#, #"{"slug":"x","remaining":"12m"}"#,
-        #"{"slug":"x","remaining":"1:02:03"}"#, #"{"slug":"x","remaining":-5}"#,
-        #"{"slug":"x","end_date":"9999-12-31T23:59:59Z"}"#,
-    ])
+    @Test(
+        "ordinary ends are still accepted",
+        arguments: [
+            #"{"slug":"x","end_date":1781521200}"#, #"{"slug":"x","end_date":1781521200000}"#,
+            #"{"slug":"x","end_date":"2026-07-01T00:00:00Z"}"#, #"{"slug":"x","remaining":"12m"}"#,
+            #"{"slug":"x","remaining":"1:02:03"}"#, #"{"slug":"x","remaining":-5}"#,
+            #"{"slug":"x","end_date":"9999-12-31T23:59:59Z"}"#,
+        ])
     func ordinaryEnd(body: String) throws {
         #expect(try problems(body) == nil)
+    }
+}
+
+/// The tracker behind the `activity-command` crash: an adapter can hand it any ETA.
+@Suite("Fuzz regressions (tracker)")
+struct TrackerFuzzRegressionTests {
+    @Test(
+        "activity-command crash: an ETA end_date cannot carry counts as unknown instead of trapping in Int64(_:)",
+        arguments: [
+            ActivityETA.finishesAt(1e300), .finishesAt(-1e300), .remaining(1e300), .finishesAt(.nan),
+            .finishesAt(.infinity), .remaining(.infinity),
+        ])
+    func unrepresentableETA(eta: ActivityETA) {
+        let now: Double = 1_781_517_600
+        for model in [DisplayModel.interpolating, .static] {
+            var tracker = ActivityTracker(slug: "x", name: "X", model: model, settings: EconomySettings())
+            let update = ActivityUpdate(slug: "x", name: "X", phase: .active, progress: 0.5, eta: eta, observedAt: now)
+            var frames = tracker.handle(update, at: now)
+            frames += tracker.tick(at: now + 7200)
+            #expect(!frames.isEmpty)
+            for frame in frames {
+                #expect(frame.content["end_date"] == nil, "\(model): \(frame.content)")
+                #expect(frame.content["remaining_time"] == nil, "\(model): \(frame.content)")
+            }
+        }
     }
 }

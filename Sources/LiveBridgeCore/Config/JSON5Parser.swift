@@ -207,7 +207,8 @@ public struct JSON5Parser {
                     index += 2
                     let low = try hexValue(digits: 4)
                     guard (0xDC00...0xDFFF).contains(low) else {
-                        throw fail("a high surrogate \\uD800…\\uDBFF must be followed by a low surrogate \\uDC00…\\uDFFF")
+                        throw fail(
+                            "a high surrogate \\uD800…\\uDBFF must be followed by a low surrogate \\uDC00…\\uDFFF")
                     }
                     value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
                 }

@@ -10,9 +10,6 @@ public enum ActivityCommand {
         "phase", "paused", "priority", "url", "background_color", "text_color",
     ]
 
-    /// Latest finish a command may give: 9999-12-31T23:59:59Z, the last `end_date` RFC 3339 can write.
-    static let latestFinish: Double = 253_402_300_799
-
     /// Turns a command into an update; `slug` from the URL wins over the body's.
     public static func update(from json: JSONValue, slug pathSlug: String?, now: Double) throws(ContentValidationError)
         -> ActivityUpdate
@@ -50,7 +47,7 @@ public enum ActivityCommand {
             let finish = candidate.finish(observedAt: now)
             if case .remaining(let seconds) = candidate, !seconds.isFinite {
                 problems.append("\(key): \(JSONWriter.string(value)) is not a number of seconds")
-            } else if !(finish.isFinite && (0...Self.latestFinish).contains(finish)) {
+            } else if !(finish.isFinite && (0...ActivityETA.latestFinish).contains(finish)) {
                 let what = key == "remaining" ? "would end after the year 9999" : "is not a time between 1970 and 9999"
                 problems.append("\(key): \(JSONWriter.string(value)) \(what)")
             } else {
