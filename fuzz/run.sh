@@ -69,7 +69,7 @@ elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 explain() {
     local log=$1
     grep -m1 -E "FUZZ INVARIANT BROKEN|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|Fatal error" "$log" || true
-    grep -m1 -o "Swift runtime failure: [a-zA-Z ]*" "$log" || true
+    grep -m1 -o "Swift runtime failure: [^/]*" "$log" || true
     awk '/ERROR: |FUZZ INVARIANT BROKEN/ { found = 1 }
         found && / in \$s/ && !/fuzzFailure|fuzzCheck|Swift runtime failure/ { print; exit }' "$log" |
         "${SWIFT:-swift}" demangle --simplified || true

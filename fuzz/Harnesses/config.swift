@@ -41,7 +41,8 @@ public func fuzzConfigLoader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
         health: HealthRegistry(), http: OfflineTransport(), economy: config.economy)
     do {
         let built = try ComponentRegistry.standard.build(config, services: services)
-        fuzzCheck(built.sinks.count == config.sinks.count, "\(config.sinks.count) sink entries built \(built.sinks.count)")
+        fuzzCheck(
+            built.sinks.count == config.sinks.count, "\(config.sinks.count) sink entries built \(built.sinks.count)")
         fuzzCheck(
             built.sources.count == config.sources.count,
             "\(config.sources.count) source entries built \(built.sources.count)")
@@ -57,6 +58,8 @@ public func fuzzConfigLoader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
 
 private func checkProblems(_ error: ConfigError) {
     fuzzCheck(!error.problems.isEmpty, "a config error without problems")
-    for problem in error.problems { fuzzCheck(!problem.message.isEmpty, "a problem without a message at \(problem.path)") }
+    for problem in error.problems {
+        fuzzCheck(!problem.message.isEmpty, "a problem without a message at \(problem.path)")
+    }
     _ = error.description
 }

@@ -30,7 +30,9 @@ public func fuzzWebSocketDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> 
     let sizes = [1, 2, 3, 5, 8, 13].map { ($0 + Int(control)) % 16 + 1 }
     let chunked = decode(stream, role: role, limit: limit, chunkSizes: sizes)
     fuzzCheck(whole.events == chunked.events, "chunked decode yields other events")
-    fuzzCheck(whole.failure == chunked.failure, "chunked decode fails differently: \(whole.failure as Any) vs \(chunked.failure as Any)")
+    fuzzCheck(
+        whole.failure == chunked.failure,
+        "chunked decode fails differently: \(whole.failure as Any) vs \(chunked.failure as Any)")
 
     // Re-encode what was decoded, for the same role, and decode it again.
     var encoded: [UInt8] = []
