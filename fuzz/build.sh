@@ -44,10 +44,14 @@ done
 MODULES=$(for name in "${SELECTED[@]}"; do echo "${MODULE_OF[$name]}"; done | sort -u)
 for module in $MODULES; do
     echo "fuzz/build.sh: building $module (release, fuzzer + address sanitizer instrumentation)"
-    "$SWIFT" build -c release --scratch-path "$SCRATCH" --target "$module" \
-        -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address \
-        2>&1 | grep -v -e '^\[' -e '^Building for' -e '^Build of target' || true
-    [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "fuzz/build.sh: swift build of $module failed" >&2; exit 1; }
+    mkdir -p "$SCRATCH"
+    if ! "$SWIFT" build -c release --scratch-path "$SCRATCH" --target "$module" \
+        -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address >"$SCRATCH/build-$module.log" 2>&1
+    then
+        cat "$SCRATCH/build-$module.log" >&2
+        echo "fuzz/build.sh: swift build of $module failed" >&2
+        exit 1
+    fi
 done
 
 # The dependency closure of a module (itself first), from the package description; system-library
