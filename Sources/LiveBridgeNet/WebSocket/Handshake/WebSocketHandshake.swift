@@ -110,7 +110,7 @@ public enum WebSocketHandshake {
                 detail: "the server did not answer with HTTP (first line \"\(printable(head.startLine))\"); "
                     + "check the host and port")
         }
-        let reasonPhrase = parts.count > 2 ? String(parts[2]) : ""
+        let reasonPhrase = parts.count > 2 ? printable(String(parts[2])) : ""
         let statusText = "HTTP \(status)\(reasonPhrase.isEmpty ? "" : " " + reasonPhrase)"
         guard status == 101 else {
             throw rejection(status: status, statusText: statusText, head: head, bodyPrefix: bodyPrefix)
