@@ -28,4 +28,18 @@ struct NetFuzzRegressionTests {
         #expect(!Self.hasControlCharacters(message), "\(message)")
         #expect(message.contains("HTTP 401 UnauthorizedCo n etnt-Typ"))
     }
+
+    @Test("websocket-handshake crash-02fc3b48: a Content-Type with a NUL in it reaches the error message printable")
+    func contentTypeWithControlCharacter() throws {
+        // "HTTP/1.1 200 OK\r\nContent-Type:f\u{0}40\r\n\r\n<h=mlHHTi\r\u{B}"
+        let input = try Self.artifact("SFRUUC8xLjEgMjAwIE9LDQpDb250ZW50LVR5cGU6ZgA0MA0KDQo8aD1tbEhIVGkNCw==")
+        let (head, count) = try #require(try WebSocketHTTPHead.parse(input, limit: 2048))
+        let error = #expect(throws: WebSocketHandshakeError.self) {
+            try WebSocketHandshake.validateResponse(
+                head, bodyPrefix: Array(input[count...]), key: "dGhlIHNhbXBsZSBub25jZQ==")
+        }
+        let message = try #require(error).description
+        #expect(!Self.hasControlCharacters(message), "\(message)")
+        #expect(message.contains("not a WebSocket endpoint"))
+    }
 }
