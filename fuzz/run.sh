@@ -68,8 +68,8 @@ elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 # Prints what went wrong in a crashed run's log: the report line and the first Swift frame.
 explain() {
     local log=$1
-    grep -m1 -E "FUZZ INVARIANT BROKEN|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|Fatal error" "$log" || true
-    grep -m1 -o "Swift runtime failure: [^/]*" "$log" || true
+    grep -a -m1 -E "FUZZ INVARIANT BROKEN|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|Fatal error" "$log" || true
+    grep -a -m1 -o "Swift runtime failure: [^/]*" "$log" || true
     awk '/ERROR: |FUZZ INVARIANT BROKEN/ { found = 1 }
         found && / in \$s/ && !/fuzzFailure|fuzzCheck|Swift runtime failure/ { print; exit }' "$log" |
         "${SWIFT:-swift}" demangle --simplified || true
