@@ -151,3 +151,40 @@ struct TrackerFuzzRegressionTests {
         }
     }
 }
+
+/// The `logfmt` harness: text from outside must never forge a second log line.
+@Suite("Fuzz regressions (log lines)")
+struct LogLineFuzzRegressionTests {
+    /// The logfmt line for `message` and a `detail` value.
+    func line(_ message: String, detail: String) -> String {
+        let handler = InMemoryLogHandler()
+        let redactor = Redactor()
+        redactor.register("S3cr3tCanary42")
+        let logger = Logger(label: "fuzz", level: .trace, handler: handler, redactor: redactor, now: { 1_781_517_600 })
+        logger.error(message, ["detail": detail])
+        return handler.lines.joined(separator: "\n")
+    }
+
+    func isOneLine(_ text: String) -> Bool {
+        !text.unicodeScalars.contains { $0 == "\n" || $0 == "\r" }
+    }
+
+    @Test("logfmt crash-6f2397a3: a bare CR inside a quoted message is escaped")
+    func bareCarriageReturn() throws {
+        let input = try FuzzRegressionTests.artifact(
+            "bXVsdGmkpKSkpKQgUzM7MDQgIlNlcnZpYy9zYWNnZSBpdXR3dGhvcml6YSBTM2NyVjN0Q2ENYXJ5NDIKbmV4dD1saW5l")
+        let parts = input.split(separator: 0, maxSplits: 1, omittingEmptySubsequences: false)
+        let text = line(
+            String(decoding: parts[0], as: UTF8.self),
+            detail: parts.count > 1 ? String(decoding: parts[1], as: UTF8.self) : "")
+        #expect(isOneLine(text), "\(text.debugDescription)")
+        #expect(text.contains(#"Ca\rary42\nnext=line"#))
+    }
+
+    @Test("a CRLF pair (one Swift Character) and a bare CR are escaped, even without spaces around them")
+    func crlfWithoutSpaces() {
+        let text = line("a\r\nlevel=info\rmsg=forged", detail: "x\r\ny")
+        #expect(isOneLine(text), "\(text.debugDescription)")
+        #expect(text.hasSuffix(#"msg="a\r\nlevel=info\rmsg=forged" detail="x\r\ny""#))
+    }
+}
