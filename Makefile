@@ -50,7 +50,7 @@ fuzz: deps
 
 ## A short pass of every harness, part of `make test` (so CI runs it): fails on any crash.
 fuzz-smoke: deps
-	SWIFT=$(SWIFT) fuzz/run.sh --runs 50000
+	SWIFT=$(SWIFT) fuzz/run.sh --fresh --runs 50000
 
 lint:
 	$(SWIFT) format lint --strict -r Sources adapters Tests examples

@@ -54,33 +54,47 @@ for module in $MODULES; do
     fi
 done
 
-# The dependency closure of a module (itself first), from the package description; system-library
-# targets have no objects and are left out.
-"$SWIFT" package describe --type json >"$SCRATCH/package.json"
-closure() {
-    python3 - "$SCRATCH/package.json" "$1" <<'PY'
-import json, sys
+# The object files of a module and everything it depends on, from the package description and
+# SwiftPM's output file maps: exactly what the last build compiled, never a stale object of a file
+# that has since been deleted. System-library targets have none.
+objects_of() {
+    python3 - "$SCRATCH/package.json" "$PRODUCTS" "$1" <<'PY'
+import json, os, sys
 targets = {t["name"]: t for t in json.load(open(sys.argv[1]))["targets"]}
-order, stack = [], [sys.argv[2]]
+products, order, stack = sys.argv[2], [], [sys.argv[3]]
 while stack:
     name = stack.pop()
     if name in order or name not in targets:
         continue
     order.append(name)
     stack.extend(targets[name].get("target_dependencies", []))
-print(" ".join(n for n in order if targets[n].get("type") != "system-target"))
+for name in order:
+    target = targets[name]
+    if target.get("type") == "system-target":
+        continue
+    build = os.path.join(products, target["c99name"] + ".build")
+    if target.get("module_type") == "SwiftTarget":
+        entries = json.load(open(os.path.join(build, "output-file-map.json")))
+        objects = [entry["object"] for source, entry in entries.items() if source and "object" in entry]
+    else:
+        objects = [os.path.join(build, source + ".o") for source in target["sources"]]
+    for path in objects:
+        if not os.path.exists(path):
+            sys.exit("fuzz/build.sh: %s was not built (expected %s)" % (name, path))
+        print(path)
 PY
 }
+
+"$SWIFT" package describe --type json >"$SCRATCH/package.json"
 
 # 2. One executable per harness.
 mkdir -p "$BIN"
 SHIMS_MAP=$PRODUCTS/CLiveBridgeShims.build/module.modulemap
 for name in "${SELECTED[@]}"; do
     module=${MODULE_OF[$name]}
-    objects=()
-    for dependency in $(closure "$module"); do
-        objects+=("$PRODUCTS/$dependency.build/"*.o)
-    done
+    list=$(objects_of "$module")
+    mapfile -t objects <<<"$list"
+    [ ${#objects[@]} -gt 0 ] || { echo "fuzz/build.sh: no objects for $module" >&2; exit 1; }
     c_modules=(-I Sources/CCurl -I Sources/CMosquitto -I Sources/COpenSSL)
     [ -f "$SHIMS_MAP" ] && c_modules+=(-Xcc "-fmodule-map-file=$SHIMS_MAP" -I Sources/CLiveBridgeShims/include)
     echo "fuzz/build.sh: linking $BIN/$name"

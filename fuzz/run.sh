@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer harnesses and prints a table: harness, iterations, seconds, crashes.
 #
-#   fuzz/run.sh [--runs N | --seconds S] [--restart-every S] [--seed N] [--no-build] [harness…]
+#   fuzz/run.sh [--runs N | --seconds S] [--restart-every S] [--seed N] [--fresh] [--no-build] [harness…]
 #
 #   --runs N            stop each harness after N inputs (default: --runs 20000)
 #   --seconds S         stop each harness after S seconds instead
@@ -9,6 +9,8 @@
 #                       keeping its corpus; process-wide registries that grow with every input
 #                       (the secret redactor in the config path) would otherwise slow it down
 #   --seed N            libFuzzer's random seed (default: a fresh one per run)
+#   --fresh             start from the committed seeds only and keep nothing afterwards (the smoke
+#                       pass: same work on every machine, however long earlier runs grew the corpus)
 #   --no-build          use the binaries already in .build/fuzz/bin
 #   harness…            names from fuzz/harnesses.list (default: all of them)
 #
@@ -25,6 +27,7 @@ RUNS=20000
 SECONDS_EACH=""
 RESTART_EVERY=30
 SEED=""
+FRESH=0
 BUILD=1
 NAMES=()
 while [ $# -gt 0 ]; do
@@ -33,8 +36,9 @@ while [ $# -gt 0 ]; do
         --seconds) SECONDS_EACH=$2; RUNS=""; shift 2 ;;
         --restart-every) RESTART_EVERY=$2; shift 2 ;;
         --seed) SEED=$2; shift 2 ;;
+        --fresh) FRESH=1; shift ;;
         --no-build) BUILD=0; shift ;;
-        -h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "fuzz/run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
         *) NAMES+=("$1"); shift ;;
     esac
@@ -82,6 +86,7 @@ for name in "${NAMES[@]}"; do
     artifacts=$OUT/artifacts/$name
     log=$OUT/logs/$name.log
     mkdir -p "$work" "$artifacts"
+    [ "$FRESH" -eq 1 ] && work=$(mktemp -d "$OUT/fresh-$name.XXXXXX")
     : >"$log"
     args=(-max_len="${MAX_LEN[$name]}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
         -artifact_prefix="$artifacts/")
@@ -119,6 +124,7 @@ for name in "${NAMES[@]}"; do
         [ "$status" -eq 0 ] || break
     done
     rm -f "$slice_log"
+    [ "$FRESH" -eq 1 ] && rm -rf "$work"
     end=$(now)
     crashes=$(find "$artifacts" -type f -newer "$marker" | wc -l)
     rm -f "$marker"
