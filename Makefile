@@ -7,7 +7,7 @@ SWIFT      ?= swift
 CONFIG_DIR ?= /etc/livebridge
 BIN        := .build/release/livebridge
 
-.PHONY: all deps build release test demo install uninstall lint fuzz bench clean
+.PHONY: all deps build release test demo install uninstall lint fuzz fuzz-smoke bench clean
 
 all: build
 
@@ -24,7 +24,7 @@ release:
 ## The whole suite, as CI runs it.
 # Tests run one at a time: several suites start real servers and helper processes, and on a
 # 2-core machine parallel suites starve each other's socket deadlines.
-test: deps
+test: deps fuzz-smoke
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --no-parallel
 
@@ -46,6 +46,15 @@ uninstall:
 ## Benchmarks on a release build, no network (docs/performance.md): `make bench BENCH_ARGS=--quick`.
 bench: release
 	$(BIN) bench $(BENCH_ARGS)
+
+## Fuzzing (fuzz/README.md): every libFuzzer harness for FUZZ_SECONDS each (default 5 minutes).
+FUZZ_SECONDS ?= 300
+fuzz: deps
+	SWIFT=$(SWIFT) fuzz/run.sh --seconds $(FUZZ_SECONDS)
+
+## A short pass of every harness, part of `make test` (so CI runs it): fails on any crash.
+fuzz-smoke: deps
+	SWIFT=$(SWIFT) fuzz/run.sh --fresh --runs 50000
 
 lint:
 	$(SWIFT) format lint --strict -r Sources adapters Tests examples

@@ -206,6 +206,10 @@ public struct JSON5Parser {
                 if (0xD800...0xDBFF).contains(value), current == "\\", index + 1 < scalars.count, scalars[index + 1] == "u" {
                     index += 2
                     let low = try hexValue(digits: 4)
+                    guard (0xDC00...0xDFFF).contains(low) else {
+                        throw fail(
+                            "a high surrogate \\uD800…\\uDBFF must be followed by a low surrogate \\uDC00…\\uDFFF")
+                    }
                     value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
                 }
                 guard let unicode = Unicode.Scalar(value) else { throw fail("invalid \\u escape") }

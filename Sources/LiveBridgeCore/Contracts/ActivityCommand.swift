@@ -42,20 +42,32 @@ public enum ActivityCommand {
             }
         }
         var eta: ActivityETA?
+        // An end that is not a number or lies past 9999-12-31 cannot become an `end_date`.
+        func checkFinish(_ key: String, _ candidate: ActivityETA, _ value: JSONValue) {
+            let finish = candidate.finish(observedAt: now)
+            if case .remaining(let seconds) = candidate, !seconds.isFinite {
+                problems.append("\(key): \(JSONWriter.string(value)) is not a number of seconds")
+            } else if !(finish.isFinite && (0...ActivityETA.latestFinish).contains(finish)) {
+                let what = key == "remaining" ? "would end after the year 9999" : "is not a time between 1970 and 9999"
+                problems.append("\(key): \(JSONWriter.string(value)) \(what)")
+            } else {
+                eta = candidate
+            }
+        }
         if let value = members["remaining"], !value.isNull {
             if let seconds = value.doubleValue {
-                eta = .remaining(seconds)
+                checkFinish("remaining", .remaining(seconds), value)
             } else if let text = value.stringValue, let seconds = DurationText.parse(text) ?? ClockText.seconds(text) {
-                eta = .remaining(seconds)
+                checkFinish("remaining", .remaining(seconds), value)
             } else {
                 problems.append("remaining: expected seconds, \"30m\" or \"H:MM:SS\"")
             }
         }
         if let value = members["end_date"], !value.isNull {
             if let seconds = value.doubleValue {
-                eta = .finishesAt(seconds > 1e12 ? seconds / 1000 : seconds)
+                checkFinish("end_date", .finishesAt(seconds > 1e12 ? seconds / 1000 : seconds), value)
             } else if let text = value.stringValue, let date = RFC3339.parse(text) ?? Double(text) {
-                eta = .finishesAt(date)
+                checkFinish("end_date", .finishesAt(date), value)
             } else {
                 problems.append("end_date: expected Unix seconds or an RFC 3339 time")
             }

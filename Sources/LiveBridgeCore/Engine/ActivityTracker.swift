@@ -105,7 +105,9 @@ public struct ActivityTracker: Sendable {
         let t = min(update.observedAt ?? now, now)
         name = update.name
         if let priority = update.priority { self.priority = priority }
-        let finish = update.eta?.finish(observedAt: t)
+        // A finish `end_date` cannot carry (a garbled ETA: not a number, or beyond the year 9999)
+        // counts as unknown; turned into an integer end_date it would trap.
+        let finish = (update.eta?.finish(observedAt: t)).flatMap { abs($0) <= ActivityETA.latestFinish ? $0 : nil }
         var fixed = false
         if case .finishesAt = update.eta { fixed = true }
         let progress = update.progress.map { $0.isFinite ? min(1, max(0, $0)) : 0 }

@@ -51,13 +51,16 @@ public enum MergePatch {
     /// One patch equal to applying `first` and then `second`, when one exists.
     ///
     /// Returns nil in the one case RFC 7396 cannot express: `first` deletes or replaces an object
-    /// member with a non-object and `second` merges into it again as an object (the combined
-    /// effect would need "replace this whole object"). Callers then keep both patches queued.
+    /// (a member, or the whole document) with a non-object and `second` merges into it again as an
+    /// object (the combined effect would need "replace this whole object"). Callers then keep both
+    /// patches queued.
     public static func compose(_ first: JSONValue, _ second: JSONValue) -> JSONValue? {
         guard case .object(let secondMembers) = second else { return second }
         guard case .object(var result) = first else {
-            // `first` replaced the whole document with a non-object; `second` merges into {}.
-            return apply(second, to: .object([:]))
+            // `first` replaced the whole document with a non-object and `second` builds a fresh
+            // object on it. An object patch merges into the document instead of replacing it, so
+            // no single patch has that effect (same as the member case below).
+            return nil
         }
         for (key, secondValue) in secondMembers {
             guard let firstValue = result[key] else {

@@ -43,7 +43,10 @@ public struct LogRecord: Sendable {
     }
 
     static func quote(_ value: String) -> String {
-        let needsQuotes = value.isEmpty || value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" || $0 == "\n" })
+        // CR and CRLF too: Swift sees "\r\n" as one Character that is not "\n", and either would
+        // start a forged line in the journal.
+        let needsQuotes =
+            value.isEmpty || value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" || $0.isNewline })
         guard needsQuotes else { return value }
         var escaped = "\""
         for character in value {
@@ -51,6 +54,8 @@ public struct LogRecord: Sendable {
             case "\"": escaped += "\\\""
             case "\\": escaped += "\\\\"
             case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            case "\r\n": escaped += "\\r\\n"
             default: escaped.append(character)
             }
         }

@@ -110,7 +110,7 @@ public enum WebSocketHandshake {
                 detail: "the server did not answer with HTTP (first line \"\(printable(head.startLine))\"); "
                     + "check the host and port")
         }
-        let reasonPhrase = parts.count > 2 ? String(parts[2]) : ""
+        let reasonPhrase = parts.count > 2 ? printable(String(parts[2])) : ""
         let statusText = "HTTP \(status)\(reasonPhrase.isEmpty ? "" : " " + reasonPhrase)"
         guard status == 101 else {
             throw rejection(status: status, statusText: statusText, head: head, bodyPrefix: bodyPrefix)
@@ -155,7 +155,8 @@ public enum WebSocketHandshake {
         let snippet = looksLikeHTML ? "" : bodySnippet(bodyPrefix)
         switch status {
         case 200..<300:
-            let what = looksLikeHTML ? "an HTML page" : (contentType.isEmpty ? "a plain HTTP response" : contentType)
+            let what =
+                looksLikeHTML ? "an HTML page" : (contentType.isEmpty ? "a plain HTTP response" : printable(contentType))
             return WebSocketHandshakeError(
                 .notAWebSocketEndpoint, statusCode: status,
                 detail: "not a WebSocket endpoint: the server answered \(statusText) with \(what) "
