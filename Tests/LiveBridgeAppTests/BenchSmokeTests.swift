@@ -28,7 +28,7 @@ struct BenchSmokeTests {
 
         // Economy: every job pushed, errors are fractions of the bar, LiveBridge never beats the oracle.
         let jobs = try #require(report["economy"]?.arrayValue)
-        #expect(jobs.count == 9)
+        #expect(jobs.count == 11)
         for job in jobs {
             let name = job["name"]?.stringValue ?? "?"
             let pushes = try #require(job["livebridge"]?["pushes"]?.intValue)

@@ -46,7 +46,7 @@ struct DemoTests {
     func playsOnce() async throws {
         let tap = LineTap()
         let status = await LiveBridgeCommand.run(
-            ["demo", "--speed", "3000", "--once", "--port", "0"], environment: [:], output: tap.output)
+            ["demo", "--speed", "600", "--once", "--port", "0"], environment: [:], output: tap.output)
         let lines = tap.all.withLock { $0 }
         #expect(status == 0, "\(lines.suffix(5))")
         #expect(lines.first?.contains("open http://127.0.0.1:") == true)

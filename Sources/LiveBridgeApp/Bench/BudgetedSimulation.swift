@@ -43,7 +43,7 @@ struct BudgetedSimulation: Sendable {
         func record(_ frames: [ActivityFrame], slug: String, time: Double, tracker: ActivityTracker) {
             guard !frames.isEmpty else { return }
             for frame in frames { pushes.append(Push(time: time, frame: frame)) }
-            ledger.record(frames.count, at: time)
+            for frame in frames { ledger.record(frame, at: time) }
             counted += frames.count
             if let limit = settings.monthlyBudget, counted >= limit, exhaustedAt == nil { exhaustedAt = time }
             if let anchor = tracker.anchor { anchors[slug, default: []].append(anchor) }

@@ -54,6 +54,9 @@ struct FixedIntervalPolicy: Sendable {
             let now = update.observedAt ?? 0
             runTimers(until: now)
             if ended { break }
+            // An end before anything was shown is a leftover from before the job (a source's
+            // first snapshot): nothing to end yet.
+            if update.phase.isEnded && lastPushAt == nil { continue }
             latest = update
             if update.phase.isEnded {
                 if lastPushAt != nil {

@@ -56,6 +56,9 @@ public struct ActivityFrame: Sendable, Hashable {
     public var reason: PushReason
     /// Monotonic per tracker, so sinks and fakes can check ordering.
     public var sequence: Int
+    /// A frame that starts or ends the activity (the seed, its first glide, the end frames):
+    /// the monthly budget reserves room for these and never skips them.
+    public var essential: Bool = false
 
     public init(
         slug: String, name: String, kind: FrameKind, activityState: String?, patch: JSONValue, content: JSONValue,
@@ -97,6 +100,7 @@ public struct ActivityFrame: Sendable, Hashable {
             stale: newer.ttls.stale ?? ttls.stale, ended: newer.ttls.ended ?? ttls.ended,
             dismissal: newer.ttls.dismissal ?? ttls.dismissal)
         merged.priority = newer.priority ?? priority
+        merged.essential = essential || newer.essential
         return merged
     }
 }

@@ -27,6 +27,7 @@ extension ActivityTracker {
         if let due = endDueAt { object["endDue"] = .number(due) }
         if let priority = activityPriority { object["priority"] = .int(Int64(priority)) }
         if let started = jobStartedAt { object["startedAt"] = .number(started) }
+        object["glided"] = .bool(glided)
         return .object(object)
     }
 
@@ -60,6 +61,7 @@ extension ActivityTracker {
             lastDetailsAt: snapshot["lastDetailsAt"]?.doubleValue, endDue: snapshot["endDue"]?.doubleValue,
             staleTTL: snapshot["staleTTL"]?.doubleValue ?? 0, priority: snapshot["priority"]?.intValue,
             sequence: snapshot["sequence"]?.intValue ?? 0, needsResync: snapshot["needsResync"]?.boolValue ?? false,
-            startedAt: snapshot["startedAt"]?.doubleValue, deliveredSequence: snapshot["delivered"]?.intValue)
+            startedAt: snapshot["startedAt"]?.doubleValue, deliveredSequence: snapshot["delivered"]?.intValue,
+            glided: snapshot["glided"]?.boolValue)
     }
 }

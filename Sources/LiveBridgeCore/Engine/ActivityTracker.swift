@@ -81,6 +81,12 @@ public struct ActivityTracker: Sendable {
     private var suppressedDeadline: Double?
     private var needsResync = false
     private var etaDeviationSince: Double?
+    /// The monthly budget allows only starts and ends right now (set by `handle`/`tick`).
+    private var spendingFrozen = false
+    /// Whether this job's bar has glided yet (a live anchor was pushed since the seed).
+    private var hasGlided = false
+    /// The next frame is the job's first glide, which counts as part of its start.
+    private var firstGlidePending = false
     /// When the activity was seeded (its job started), for windows that scale with the job.
     private var startedAt: Double?
     private var priority: Int?
@@ -103,6 +109,7 @@ public struct ActivityTracker: Sendable {
         _ update: ActivityUpdate, at now: Double, budget: BudgetPressure = .none
     ) -> [ActivityFrame] {
         let t = min(update.observedAt ?? now, now)
+        spendingFrozen = budget.exhausted
         name = update.name
         if let priority = update.priority { self.priority = priority }
         // A finish `end_date` cannot carry (a garbled ETA: not a number, or beyond the year 9999)
@@ -157,6 +164,7 @@ public struct ActivityTracker: Sendable {
     /// Performs what is due at `now`: the `ended` half of a two-phase end, a re-anchor before
     /// `end_date` passes while the job still runs, or a heartbeat before `stale_ttl` expires.
     public mutating func tick(at now: Double, budget: BudgetPressure = .none) -> [ActivityFrame] {
+        spendingFrozen = budget.exhausted
         switch lifecycle {
         case .ending:
             guard let endDue, now >= endDue else { return [] }
@@ -226,6 +234,11 @@ public struct ActivityTracker: Sendable {
     func endDate(forFinish finish: Double, progress: Double, fixed: Bool, at now: Double) -> Double {
         guard !fixed else { return finish.rounded() }
         let window = max(0, finish - now)
+        if spendingFrozen {
+            // No re-anchor can be afforded before the month resets: aim late enough that a job
+            // running a little behind its estimate still ends before the bar would fall back.
+            return (finish + 0.15 * window).rounded()
+        }
         let allowed = 0.3 * settings.maxDisplayError * window / max(0.01, 1 - progress)
         return (finish + min(settings.finishPad, allowed)).rounded()
     }
@@ -240,8 +253,25 @@ public struct ActivityTracker: Sendable {
         _ update: ActivityUpdate, stable: JSONValue, phaseKind: String, at now: Double, budget: BudgetPressure
     ) -> PushReason? {
         if needsResync { return .resync }
-        if stable != lastStable || phaseKind != lastPhaseKind {
+        // The first glide of a job belongs to its start: a job seeded before its source knew a
+        // finish time would otherwise stand at its first progress for its whole life when the
+        // budget leaves room for nothing but starts and ends.
+        if !hasGlided, model == .interpolating, phaseKind == "active", let truth, let finish = truth.finish,
+            truth.progress.map({ $0 < 1 }) ?? true, finish - truth.time >= max(60, 3 * liveWindow(at: truth.time))
+        {
+            hasGlided = true  // one attempt per job, whatever the anchor turns out to be
+            firstGlidePending = true
+            if budget.exhausted { return .start }
+            return phaseKind != lastPhaseKind || stable != lastStable ? .structural : .etaMoved
+        }
+        if phaseKind != lastPhaseKind {
             return budget.exhausted ? nil : .structural
+        }
+        if stable != lastStable {
+            // A new card text within the same phase (a washer going from "Washing" to "Rinsing"):
+            // under budget pressure it waits for a push that happens anyway.
+            if budget.exhausted || budget.widening >= settings.labelDeferralWidening { return nil }
+            return .structural
         }
         if budget.exhausted { return nil }
         guard let truth, let anchor else { return .resync }
@@ -303,7 +333,7 @@ public struct ActivityTracker: Sendable {
                     * budget.widening
                 let expected = self.endDate(
                     forFinish: finish, progress: truth.progress ?? anchor.progress, fixed: truth.fixedFinish, at: t)
-                if abs(expected - endDate) > tolerance {
+                if abs(expected - endDate) > tolerance, trendDisagrees(with: endDate, tolerance: tolerance, truth: truth) {
                     if etaPersisted(since: t) { return .etaMoved }
                 } else {
                     etaDeviationSince = nil
@@ -314,6 +344,23 @@ public struct ActivityTracker: Sendable {
             }
         }
         return nil
+    }
+
+    /// Whether the progress the job actually made since the last push also says the pushed
+    /// `end_date` is off. A source's own estimate wanders with its speed readings; when the bar is
+    /// moving at the pace the pushed `end_date` implies, the countdown on the phone is right and a
+    /// push for the wandering estimate would be spent for nothing. A fixed finish (a timer) is
+    /// exact, so it needs no second opinion, and neither does a source without a progress value.
+    private func trendDisagrees(with endDate: Double, tolerance: Double, truth: TruthSample) -> Bool {
+        guard !truth.fixedFinish, let anchor, let progress = truth.progress else { return true }
+        let elapsed = truth.time - anchor.time
+        // Too soon after the push to judge a pace: trust the source unless it moved a lot.
+        guard elapsed >= settings.etaTrendMinimum else { return true }
+        let advanced = progress - anchor.progress
+        guard advanced > 0 else { return true }
+        let trendFinish = truth.time + (1 - progress) * elapsed / advanced
+        return abs(self.endDate(forFinish: trendFinish, progress: progress, fixed: false, at: truth.time) - endDate)
+            > tolerance
     }
 
     /// True once an ETA deviation first seen at or before `t` has lasted `etaPersistence`: a
@@ -334,6 +381,7 @@ public struct ActivityTracker: Sendable {
         stored = .object([:])
         needsResync = false
         startedAt = now
+        hasGlided = false
         var frame = push(update, stable: stable, phaseKind: phaseKind, reason: .start, at: now, forceDetails: true)
         frame.kind = .seed
         frame.activityState = "ongoing"
@@ -524,15 +572,20 @@ public struct ActivityTracker: Sendable {
         if patch["progress"] == nil, let progress = desired["progress"] { patch["progress"] = progress }
         stored = MergePatch.apply(patch, to: stored)
         anchor = newAnchor
+        if newAnchor.live { hasGlided = true }
+        let essential = kind == .seed || kind == .final || kind == .end || firstGlidePending
+        firstGlidePending = false
         lastPushAt = now
         suppressedDeadline = nil
         etaDeviationSince = nil
         sequence += 1
-        return ActivityFrame(
+        var frame = ActivityFrame(
             slug: slug, name: name, kind: kind, activityState: state ?? (kind == .update ? "ongoing" : nil),
             patch: patch, content: stored, ttls: ttls, priority: priority, outcome: nil,
             truthProgress: truth?.progress, finishesAt: anchor?.endDate ?? truth?.finish,
             fixedFinish: truth?.fixedFinish ?? false, time: now, reason: reason, sequence: sequence)
+        frame.essential = essential
+        return frame
     }
 
     // MARK: - Snapshot support
@@ -545,13 +598,16 @@ public struct ActivityTracker: Sendable {
     var endDueAt: Double? { endDue }
     var activityPriority: Int? { priority }
     var jobStartedAt: Double? { startedAt }
+    var glided: Bool { hasGlided }
 
     mutating func restore(
         lifecycle: Lifecycle, stored: JSONValue, lastStable: JSONValue, phase: String, anchor: DisplayAnchor?,
         truth: TruthSample?, lastPushAt: Double?, lastDetailsAt: Double?, endDue: Double?, staleTTL: Double,
-        priority: Int?, sequence: Int, needsResync: Bool, startedAt: Double? = nil, deliveredSequence: Int? = nil
+        priority: Int?, sequence: Int, needsResync: Bool, startedAt: Double? = nil, deliveredSequence: Int? = nil,
+        glided: Bool? = nil
     ) {
         self.startedAt = startedAt
+        self.hasGlided = glided ?? (anchor?.endDate != nil || lifecycle != .running)
         self.lifecycle = lifecycle
         self.stored = stored
         self.lastStable = lastStable

@@ -3,15 +3,18 @@ import Synchronization
 /// Counts a sink's updates per calendar month (UTC), persisted, and turns the month's projected
 /// use into pressure on the push economy.
 ///
-/// The free PushWard tier allows about 250 Live Activity updates a month; when the projection
-/// nears the budget, ε and the ETA tolerance widen (up to 3×), and once it is spent only starts
-/// and ends go out.
+/// The free PushWard tier allows about 250 Live Activity updates a month. The ledger keeps the
+/// updates that start and end activities ("essential": never skipped) apart from the rest, and
+/// reserves what the rest of the month's starts and ends will need at the pace seen so far. As the
+/// projection nears the budget, ε and the ETA tolerance widen (up to 3×) and card-text changes
+/// within a phase wait for a push that happens anyway; once only the reserve is left, nothing but
+/// starts and ends goes out.
 public final class BudgetLedger: Sendable {
     private struct State {
         var month: Int
         var used: Int
+        var essential: Int
         var loaded = false
-        var storeError: String?
     }
 
     /// The sink this ledger counts for.
@@ -25,7 +28,7 @@ public final class BudgetLedger: Sendable {
         self.sink = sink
         self.limit = limit
         self.store = store
-        state = Mutex(State(month: 0, used: 0))
+        state = Mutex(State(month: 0, used: 0, essential: 0))
     }
 
     private var key: String { "budget/\(ContentRules.slugify(sink)).json" }
@@ -36,26 +39,45 @@ public final class BudgetLedger: Sendable {
             state.loaded = true
             if let json = try? store.readJSON(key), json["month"]?.intValue == month {
                 state.used = json["used"]?.intValue ?? 0
+                state.essential = json["essential"]?.intValue ?? 0
             }
             state.month = month
         }
         if state.month != month {
             state.month = month
             state.used = 0
+            state.essential = 0
         }
     }
 
-    /// Counts `count` accepted updates at `now` and persists the counter.
+    /// True for the frames that start or end an activity, which the economy never skips.
+    public static func isEssential(_ frame: ActivityFrame) -> Bool {
+        frame.essential || frame.kind == .seed || frame.kind == .final || frame.kind == .end
+    }
+
+    /// Counts one accepted frame at `now` and persists the counters.
     /// Returns a store error message when persisting failed (counting continues in memory).
     @discardableResult
-    public func record(_ count: Int = 1, at now: Double) -> String? {
-        let snapshot = state.withLock { state -> (Int, Int) in
+    public func record(_ frame: ActivityFrame, at now: Double) -> String? {
+        record(1, essential: Self.isEssential(frame) ? 1 : 0, at: now)
+    }
+
+    /// Counts `count` accepted updates, `essential` of them starts or ends, at `now`.
+    @discardableResult
+    public func record(_ count: Int = 1, essential: Int = 0, at now: Double) -> String? {
+        let snapshot = state.withLock { state -> (Int, Int, Int) in
             load(&state, now: now)
             state.used += count
-            return (state.month, state.used)
+            state.essential += min(essential, count)
+            return (state.month, state.used, state.essential)
         }
         do {
-            try store.writeJSON(key, ["month": .int(Int64(snapshot.0)), "used": .int(Int64(snapshot.1))])
+            try store.writeJSON(
+                key,
+                [
+                    "month": .int(Int64(snapshot.0)), "used": .int(Int64(snapshot.1)),
+                    "essential": .int(Int64(snapshot.2)),
+                ])
             return nil
         } catch {
             return error.description
@@ -73,14 +95,21 @@ public final class BudgetLedger: Sendable {
     /// The pressure the month's projection puts on the economy at `now`.
     public func pressure(at now: Double) -> BudgetPressure {
         guard let limit, limit > 0 else { return .none }
-        let used = self.used(at: now)
+        let (used, essential) = state.withLock { state -> (Int, Int) in
+            load(&state, now: now)
+            return (state.used, state.essential)
+        }
         if used >= limit { return BudgetPressure(widening: 3, exhausted: true) }
         let civil = CivilTime(unixSeconds: now)
         let monthLength = civil.startOfNextMonth - civil.startOfMonth
-        let elapsed = max((now - civil.startOfMonth) / monthLength, 3.0 / 30.0)
+        let fraction = min(1, max(0, (now - civil.startOfMonth) / monthLength))
+        let elapsed = max(fraction, 3.0 / 30.0)
+        // What the rest of the month's starts and ends will need at this month's pace.
+        // (with a margin: the pace varies, and running out would refuse an end).
+        let reserve = (Double(essential) / elapsed * (1 - fraction) * 1.15).rounded(.up) + 2
+        if Double(limit - used) <= reserve { return BudgetPressure(widening: 3, exhausted: true) }
         let projected = Double(used) / elapsed
-        let comfortable = 0.8 * Double(limit)
-        let widening = min(3, max(1, projected / comfortable))
+        let widening = min(3, max(1, projected / (0.8 * Double(limit))))
         return BudgetPressure(widening: widening, exhausted: false)
     }
 }

@@ -329,7 +329,7 @@ public actor DeliveryQueue {
         metrics.increment("livebridge_requests_total", ["sink": sink.name], by: Double(receipt.requests))
         metrics.set("livebridge_delivery_queue_frames", ["sink": sink.name], Double(pendingCount))
         if let ledger {
-            if let problem = ledger.record(1, at: receipt.appliedAt) {
+            if let problem = ledger.record(frame, at: receipt.appliedAt) {
                 health.noteError("budget counter not persisted: \(problem)")
             }
             metrics.set("livebridge_budget_used", ["sink": sink.name], Double(ledger.used(at: receipt.appliedAt)))

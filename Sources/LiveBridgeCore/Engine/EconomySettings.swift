@@ -21,6 +21,9 @@ public struct EconomySettings: Sendable, Hashable {
     public var staleTTLMaximum: Double = 28800
     /// `stale_ttl` when the ETA is unknown (paused, no estimate).
     public var staleTTLUnknown: Double = 14400
+    /// With a monthly budget, card-text changes within a phase wait for the next push once the
+    /// month's projection has widened ε by this factor.
+    public var labelDeferralWidening: Double = 1.5
     /// `ended_ttl` sent on create.
     public var endedTTL: Int = 900
     /// `dismissal_ttl` sent on create.
@@ -41,6 +44,9 @@ public struct EconomySettings: Sendable, Hashable {
     public var truthMaximumAge: Double = 120
     /// An ETA deviation beyond the tolerance must last this long (seconds) before it is pushed.
     public var etaPersistence: Double = 30
+    /// A source's ETA moving is pushed only when the pace measured since the last push agrees it
+    /// moved; the pace needs this many seconds of progress to be judged.
+    public var etaTrendMinimum: Double = 60
     /// Static sinks (no interpolation on the device): ε. Every correction of a static bar is a
     /// push, so the default is wider than the interpolating one.
     public var staticMaxDisplayError: Double = 0.05
