@@ -65,9 +65,9 @@ struct BenchRunner: Sendable {
             if let binary = ResourceBench.defaultBinary(explicit: options.binary) {
                 progress("bench: resources of \(binary), \(Int(options.idle)) s idle + \(Int(options.busy)) s busy")
                 do throws(BenchError) {
-                    report.resources = try await ResourceBench(
-                        binary: binary, idleSeconds: options.idle, busySeconds: options.busy
-                    ).run()
+                    var bench = ResourceBench(binary: binary, idleSeconds: options.idle, busySeconds: options.busy)
+                    bench.sources = ResourceBenchSources.all
+                    report.resources = try await bench.run()
                 } catch {
                     report.failures.append(error.message)
                 }
