@@ -49,8 +49,10 @@ public struct EconomySimulation: Sendable {
     }
 
     /// Runs `updates` (each with `observedAt` set, in time order) and then lets deadlines play out
-    /// until `endTime` (default: 60 s after the last update, enough for the end frames).
-    public func run(_ updates: [ActivityUpdate], endTime: Double? = nil) -> Result {
+    /// until `endTime` (default: 60 s after the last update, enough for the end frames). With a
+    /// `ledger`, every decision is taken under the pressure it reports and every frame is counted
+    /// in it — a month of jobs under a monthly budget.
+    public func run(_ updates: [ActivityUpdate], endTime: Double? = nil, ledger: BudgetLedger? = nil) -> Result {
         var trackers: [String: ActivityTracker] = [:]
         var pushes: [Push] = []
         var anchors: [String: [DisplayAnchor]] = [:]
@@ -61,8 +63,13 @@ public struct EconomySimulation: Sendable {
         }.map(\.element)
         let finalTime = endTime ?? ((sorted.last?.observedAt ?? 0) + 60)
 
+        func pressure(at time: Double) -> BudgetPressure { ledger?.pressure(at: time) ?? .none }
+
         func record(_ frames: [ActivityFrame], slug: String, time: Double, tracker: ActivityTracker) {
-            for frame in frames { pushes.append(Push(time: time, frame: frame)) }
+            for frame in frames {
+                pushes.append(Push(time: time, frame: frame))
+                ledger?.record(frame, at: time)
+            }
             if !frames.isEmpty, let anchor = tracker.anchor { anchors[slug, default: []].append(anchor) }
         }
 
@@ -72,7 +79,7 @@ public struct EconomySimulation: Sendable {
                     .filter { $0.1 <= limit }
                     .min { ($0.1, $0.0) < ($1.1, $1.0) }
                 guard let (slug, deadline) = due, var tracker = trackers[slug] else { return }
-                let frames = tracker.tick(at: deadline)
+                let frames = tracker.tick(at: deadline, budget: pressure(at: deadline))
                 if frames.isEmpty && tracker.nextDeadline == deadline { return }
                 trackers[slug] = tracker
                 record(frames, slug: slug, time: deadline, tracker: tracker)
@@ -85,7 +92,7 @@ public struct EconomySimulation: Sendable {
             var tracker =
                 trackers[update.slug]
                 ?? ActivityTracker(slug: update.slug, name: update.name, model: model, settings: settings)
-            let frames = tracker.handle(update, at: time)
+            let frames = tracker.handle(update, at: time, budget: pressure(at: time))
             trackers[update.slug] = tracker
             record(frames, slug: update.slug, time: time, tracker: tracker)
             if let progress = update.progress {
