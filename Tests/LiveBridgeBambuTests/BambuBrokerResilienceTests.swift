@@ -109,7 +109,7 @@ extension BambuBrokerTests {
             let status = try await printer.connection("the pin refusal") { $0.state.error != nil }
             #expect(status.state.error?.code == .certificatePinMismatch)
             #expect(status.state.error?.presentedFingerprint == presented)
-            let brokerLog = try await withBambuDeadline(10, "the broker logs the refused handshake") {
+            let brokerLog = try await withTestDeadline(10, "the broker logs the refused handshake") {
                 while !printer.broker.log(since: mark).contains("alert bad certificate") {
                     try await Task.sleep(nanoseconds: 10_000_000)
                 }
@@ -316,7 +316,7 @@ extension BambuBrokerTests {
                 accessCode: BenchPrinter.accessCode, configPath: "sources[0]")
             configuration.insecure = true
             configuration.connectTimeout = 5
-            let events = BambuTestInbox<BambuAdapterEvent>()
+            let events = TestInbox<BambuAdapterEvent>()
             let adapter = BambuAdapter(configuration: configuration, observer: { events.append($0) })
             let context = AdapterContext(
                 name: "p1s", emit: { _ in }, logger: bench.logger, clock: bench.clock, store: bench.store,

@@ -7,104 +7,6 @@ import LiveBridgeTestSupport
 import Synchronization
 import Testing
 
-/// A bounded wait expired (a failure bound, never synchronisation).
-struct BambuTestTimeout: Error, CustomStringConvertible {
-    var description: String
-}
-
-/// Runs `body`, failing after `seconds` of real time.
-func withBambuDeadline<T: Sendable>(
-    _ seconds: Double, _ what: @autoclosure @escaping @Sendable () -> String,
-    _ body: @escaping @Sendable () async throws -> T
-) async throws -> T {
-    try await withThrowingTaskGroup(of: T.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
-            throw BambuTestTimeout(description: "timed out after \(seconds) s: \(what())")
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next() else { throw BambuTestTimeout(description: what()) }
-        return first
-    }
-}
-
-/// Collects values and lets a test wait for one matching a predicate, event-driven.
-final class BambuTestInbox<Element: Sendable>: Sendable {
-    private struct Waiter {
-        var predicate: @Sendable (Element) -> Bool
-        var continuation: CheckedContinuation<Element?, Never>
-    }
-
-    private struct State {
-        var items: [Element] = []
-        var waiters: [UInt64: Waiter] = [:]
-        var nextID: UInt64 = 0
-    }
-
-    private let state = Mutex(State())
-
-    var items: [Element] { state.withLock { $0.items } }
-
-    func append(_ element: Element) {
-        let ready = state.withLock { state -> [CheckedContinuation<Element?, Never>] in
-            state.items.append(element)
-            let matching = state.waiters.filter { $0.value.predicate(element) }
-            for id in matching.keys { state.waiters.removeValue(forKey: id) }
-            return matching.values.map(\.continuation)
-        }
-        for continuation in ready { continuation.resume(returning: element) }
-    }
-
-    /// Waits until at least `count` values (received already or later) match `predicate`.
-    func waitForCount(
-        _ count: Int, timeout: Double = 15, _ what: String, where predicate: @escaping @Sendable (Element) -> Bool
-    ) async throws {
-        let matched = Mutex(0)
-        try await first(timeout: timeout, what) { element in
-            guard predicate(element) else { return false }
-            // Called once per item: first for those already received, then for each new one.
-            return matched.withLock { value in
-                value += 1
-                return value >= count
-            }
-        }
-    }
-
-    /// The first value (received already or later) matching `predicate`, within `timeout` seconds.
-    @discardableResult
-    func first(
-        timeout: Double = 15, _ what: String, where predicate: @escaping @Sendable (Element) -> Bool
-    ) async throws -> Element {
-        try await withBambuDeadline(timeout, "\(what)") { [self] in
-            let id = state.withLock { state -> UInt64 in
-                state.nextID += 1
-                return state.nextID
-            }
-            let found: Element? = await withTaskCancellationHandler {
-                await withCheckedContinuation { (continuation: CheckedContinuation<Element?, Never>) in
-                    let existing = state.withLock { state -> Element? in
-                        if let match = state.items.first(where: predicate) { return match }
-                        if Task.isCancelled { return nil }
-                        state.waiters[id] = Waiter(predicate: predicate, continuation: continuation)
-                        return nil
-                    }
-                    if let existing {
-                        continuation.resume(returning: existing)
-                    } else if Task.isCancelled {
-                        continuation.resume(returning: nil)
-                    }
-                }
-            } onCancel: {
-                let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
-                waiter?.continuation.resume(returning: nil)
-            }
-            guard let found else { throw CancellationError() }
-            return found
-        }
-    }
-}
-
 /// One bridge process in a test: a virtual clock, the real engine and PushWard sink in front of a
 /// strict fake PushWard server, health and metrics registries, and any number of printers.
 final class BambuTestBench: Sendable {
@@ -220,8 +122,8 @@ final class BenchPrinter: Sendable {
     let broker: MosquittoBroker
     let simulator: PrinterSimulator
     let configuration: BambuPrinterConfiguration
-    let events = BambuTestInbox<BambuAdapterEvent>()
-    let updates = BambuTestInbox<ActivityUpdate>()
+    let events = TestInbox<BambuAdapterEvent>()
+    let updates = TestInbox<ActivityUpdate>()
     private let task = Mutex<Task<Void, Never>?>(nil)
 
     /// A printer with its broker running and the simulator connected; the adapter is not started.
@@ -334,7 +236,7 @@ final class BenchPrinter: Sendable {
             if case .connection(let status) = event { return predicate(status) }
             return false
         }
-        guard case .connection(let status) = event else { throw BambuTestTimeout(description: what) }
+        guard case .connection(let status) = event else { throw TestTimeout(what) }
         return status
     }
 

@@ -56,7 +56,7 @@ struct MQTTPinningTests {
         #expect(status.retryDelay == 30, "a pin mismatch waits the maximum delay")
 
         // The broker saw the TCP connection and our TLS alert, and never processed a CONNECT.
-        let brokerLog = try await withMQTTDeadline(5, "the broker logs the refused handshake") {
+        let brokerLog = try await withTestDeadline(5, "the broker logs the refused handshake") {
             while !broker.log(since: mark).contains("alert bad certificate") {
                 try await Task.sleep(nanoseconds: 10_000_000)
             }
@@ -186,7 +186,7 @@ final class MQTTTLSRecorder: Sendable {
     }
 
     let port: Int
-    let connections = MQTTTestInbox<Connection>()
+    let connections = TestInbox<Connection>()
     private let process: ChildProcess
     private let directory: TemporaryDirectory
 
@@ -253,14 +253,14 @@ final class MQTTTLSRecorder: Sendable {
         try script.write(toFile: path, atomically: true, encoding: .utf8)
         let process = try ChildProcess(
             "python3", ["-u", path, authority.serverCertificatePath, authority.serverKeyPath])
-        let port = try await withMQTTDeadline(10, "the recorder's PORT line: \(process.outputText)") {
+        let port = try await withTestDeadline(10, "the recorder's PORT line: \(process.outputText)") {
             while true {
                 if let line = process.outputText.split(separator: "\n").first(where: { $0.hasPrefix("PORT ") }),
                     let port = Int(line.dropFirst(5))
                 {
                     return port
                 }
-                guard process.isRunning else { throw MQTTTestTimeout(description: process.outputText) }
+                guard process.isRunning else { throw TestTimeout(process.outputText) }
                 try await Task.sleep(nanoseconds: 5_000_000)
             }
         }

@@ -57,8 +57,8 @@ struct MQTTResilienceTests {
                 broker, security: .pinnedCertificate(try brokerFingerprint(of: broker)),
                 subscriptions: [MQTTSubscription(Self.reportTopic)]),
             onConnect: hook.hook)
-        let statuses = MQTTTestInbox(consuming: session.statusUpdates())
-        let inbox = MQTTTestInbox(consuming: session.messages)
+        let statuses = TestInbox(consuming: session.statusUpdates())
+        let inbox = TestInbox(consuming: session.messages)
         try session.start()
         try await hook.waitForRun(1)
 
@@ -89,7 +89,7 @@ struct MQTTResilienceTests {
         let session = try MQTTSession(
             configuration: mqttConfiguration(broker, security: .pinnedCertificate(try brokerFingerprint(of: broker))),
             onConnect: hook.hook)
-        let statuses = MQTTTestInbox(consuming: session.statusUpdates())
+        let statuses = TestInbox(consuming: session.statusUpdates())
         try session.start()
         let refused = try await statuses.first("the first refusal") { $0.state.error != nil }
         #expect(refused.state == .failed(try #require(refused.state.error)))
@@ -123,7 +123,7 @@ struct MQTTResilienceTests {
         let publish = Task {
             try await session.publish(topic: "a/b", text: "unacknowledged", qos: .atLeastOnce)
         }
-        try await withMQTTDeadline(5, "the publish waits for its PUBACK") {
+        try await withTestDeadline(5, "the publish waits for its PUBACK") {
             while session.publishesAwaitingAcknowledgement == 0 { try await Task.sleep(nanoseconds: 2_000_000) }
         }
         kill(pid, SIGKILL)

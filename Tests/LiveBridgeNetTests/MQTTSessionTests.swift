@@ -20,7 +20,7 @@ struct MQTTSessionTests {
                 broker, security: .pinnedCertificate(try brokerFingerprint(of: broker)),
                 subscriptions: [MQTTSubscription(Self.reportTopic, qos: .atLeastOnce)]),
             onConnect: hook.hook)
-        let inbox = MQTTTestInbox(consuming: session.messages)
+        let inbox = TestInbox(consuming: session.messages)
         try session.start()
         // The hook runs after the SUBACK, so a publish now is guaranteed to be routed to us.
         try await hook.waitForRun(1)
@@ -60,7 +60,7 @@ struct MQTTSessionTests {
         let subscriber = try MQTTSession(
             configuration: mqttConfiguration(
                 broker, security: .pinnedCertificate(pin), subscriptions: [MQTTSubscription(topic, qos: .atLeastOnce)]))
-        let inbox = MQTTTestInbox(consuming: subscriber.messages)
+        let inbox = TestInbox(consuming: subscriber.messages)
         try subscriber.start()
         let message = try await inbox.first("the retained message") { $0.topic == topic }
         #expect(message.payloadText == "retained state v1")
@@ -81,7 +81,7 @@ struct MQTTSessionTests {
                 broker, security: .pinnedCertificate(try brokerFingerprint(of: broker)),
                 subscriptions: [MQTTSubscription(topic, qos: .exactlyOnce)]),
             onConnect: hook.hook)
-        let inbox = MQTTTestInbox(consuming: session.messages)
+        let inbox = TestInbox(consuming: session.messages)
         try session.start()
         try await hook.waitForRun(1)
         let pushall = #"{"pushing":{"sequence_id":"0","command":"pushall"}}"#
@@ -167,7 +167,7 @@ struct MQTTSessionTests {
             configuration: mqttConfiguration(
                 broker, security: .plaintext, subscriptions: [MQTTSubscription(topic)], port: broker.plainPort),
             onConnect: hook.hook)
-        let inbox = MQTTTestInbox(consuming: session.messages)
+        let inbox = TestInbox(consuming: session.messages)
         try session.start()
         try await hook.waitForRun(1)
         try await session.publish(topic: topic, text: "hello")
@@ -194,7 +194,7 @@ struct MQTTSessionTests {
         #expect(session.status.state == .closed)
         // A DISCONNECT packet makes mosquitto log "disconnected."; a bare socket close logs "closed its connection".
         let clientID = session.configuration.clientID
-        let disconnected = try await withMQTTDeadline(5, "broker logs the DISCONNECT") {
+        let disconnected = try await withTestDeadline(5, "broker logs the DISCONNECT") {
             while broker.logLines(since: mark, containing: "Client \(clientID) disconnected.").isEmpty {
                 try await Task.sleep(nanoseconds: 10_000_000)
             }

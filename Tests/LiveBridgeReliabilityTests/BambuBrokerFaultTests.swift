@@ -22,7 +22,7 @@ struct BambuBrokerFaultTests {
         }
         let simulator = try await Self.startPrinter(broker)
         let bridge = try await VirtualBridge()
-        let events = Inbox<BambuAdapterEvent>()
+        let events = TestInbox<BambuAdapterEvent>()
         var configuration = BambuPrinterConfiguration(
             name: "p1s", host: "127.0.0.1", port: broker.port, serial: serial, accessCode: Self.accessCode,
             fingerprint: try CertificateFingerprint(pemCertificateFile: broker.certificate.serverCertificatePath),
@@ -68,7 +68,7 @@ struct BambuBrokerFaultTests {
     }
 
     static func run(
-        _ bridge: VirtualBridge, broker: MosquittoBroker, simulator: PrinterSimulator, events: Inbox<BambuAdapterEvent>,
+        _ bridge: VirtualBridge, broker: MosquittoBroker, simulator: PrinterSimulator, events: TestInbox<BambuAdapterEvent>,
         slug: String
     ) async throws {
         try await events.first(timeout: 15, "the pushall answer", where: isFullReport)

@@ -185,7 +185,7 @@ extension VirtualBridge {
             await deliver()
             if await done() { return }
             guard seconds(since: started) < timeout else {
-                throw ReliabilityTimeout(description: "the adapter did not get there within \(timeout) s")
+                throw TestTimeout("the adapter did not get there within \(timeout) s")
             }
             try await before(clock.now)
             if let wake = clock.nextDeadline { clock.advance(to: wake) }

@@ -1,33 +1,12 @@
 import Foundation
 import LiveBridgeCore
+import LiveBridgeTestSupport
 import Synchronization
-
-/// A bounded wait expired (a failure bound, never a way to synchronise).
-struct ReliabilityTimeout: Error, CustomStringConvertible {
-    var description: String
-}
 
 /// Real seconds since `start`.
 func seconds(since start: ContinuousClock.Instant) -> Double {
     let elapsed = ContinuousClock.now - start
     return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-}
-
-/// Runs `body`, throwing after `timeout` real seconds (the body is cancelled then).
-func withDeadline<T: Sendable>(
-    _ timeout: Double, _ what: @autoclosure @escaping @Sendable () -> String,
-    _ body: @escaping @Sendable () async throws -> T
-) async throws -> T {
-    try await withThrowingTaskGroup(of: T.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
-            throw ReliabilityTimeout(description: "timed out after \(timeout) s waiting for \(what())")
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next() else { throw ReliabilityTimeout(description: what()) }
-        return first
-    }
 }
 
 /// Waits until `condition` holds, re-checking every 10 ms, at most `timeout` real seconds.
@@ -42,7 +21,7 @@ func eventually(
     while true {
         if try await condition() { return seconds(since: start) }
         guard seconds(since: start) < timeout else {
-            throw ReliabilityTimeout(description: "timed out after \(timeout) s waiting for \(what())")
+            throw TestTimeout("timed out after \(timeout) s waiting for \(what())")
         }
         try await Task.sleep(nanoseconds: 10_000_000)
     }
@@ -66,7 +45,7 @@ extension VirtualClock {
             }
         }
         if !reached {
-            throw ReliabilityTimeout(description: "nobody slept on the clock within \(timeout) s: \(what())")
+            throw TestTimeout("nobody slept on the clock within \(timeout) s: \(what())")
         }
     }
 }
