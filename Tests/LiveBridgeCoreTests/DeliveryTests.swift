@@ -18,6 +18,8 @@ final class RecordingSink: Sink {
         var attempts: [Request] = []
         var failures: [SinkError] = []
         var outOfOrder: [String] = []
+        /// How many frames had been accepted when the engine closed the sink (nil: still open).
+        var closedAfter: Int?
     }
 
     let name = "fake"
@@ -53,6 +55,8 @@ final class RecordingSink: Sink {
         }
         return DeliveryReceipt(appliedAt: now)
     }
+
+    func close() async { state.withLock { $0.closedAfter = $0.accepted.count } }
 }
 
 /// A sink that is down (every call fails as unavailable) while `down` is true.
@@ -108,14 +112,18 @@ struct DeliveryTests {
         #expect(sink.state.withLock { $0.accepted.count } == 1)
         // Exponential: about 1 s, 2 s, 4 s (±20 % jitter).
         #expect(waits.count == 3)
-        #expect(waits[0] >= 0.8 && waits[0] <= 1.2 && waits[1] >= 1.6 && waits[1] <= 2.4 && waits[2] >= 3.2 && waits[2] <= 4.8)
+        #expect(
+            waits[0] >= 0.8 && waits[0] <= 1.2 && waits[1] >= 1.6 && waits[1] <= 2.4 && waits[2] >= 3.2
+                && waits[2] <= 4.8)
     }
 
     @Test("waits at least Retry-After on a 429 rate limit")
     func honoursRetryAfter() async {
         let clock = VirtualClock(start: 0)
         let sink = RecordingSink(clock: clock)
-        sink.fail([SinkError(.rateLimited(retryAfter: 42), code: "rate_limit.exceeded", status: 429, message: "slow down")])
+        sink.fail([
+            SinkError(.rateLimited(retryAfter: 42), code: "rate_limit.exceeded", status: 429, message: "slow down")
+        ])
         let queue = makeQueue(sink, clock: clock)
         await queue.enqueue(frame("a", 1, patch: ["progress": 0.1]))
         let next = await queue.pump()
@@ -164,10 +172,13 @@ struct DeliveryTests {
     func rejectedIsDropped() async {
         let clock = VirtualClock(start: 0)
         let sink = RecordingSink(clock: clock)
-        sink.fail([SinkError(.rejected, code: "activity.content_invalid", status: 422, message: "progress out of range")])
+        sink.fail([
+            SinkError(.rejected, code: "activity.content_invalid", status: 422, message: "progress out of range")
+        ])
         let queue = makeQueue(sink, clock: clock)
         let dropped = Mutex<[Int]>([])
-        await queue.setObserver(DeliveryObserver(dropped: { frame, _ in dropped.withLock { $0.append(frame.sequence) } }))
+        await queue.setObserver(
+            DeliveryObserver(dropped: { frame, _ in dropped.withLock { $0.append(frame.sequence) } }))
         await queue.enqueue(frame("a", 1, patch: ["progress": 0.1]))
         #expect(await queue.pump() == nil)
         #expect(dropped.withLock { $0 } == [1])
@@ -208,9 +219,11 @@ struct DeliveryTests {
         await queue.enqueue(frame("a", 1, patch: ["progress": 0.1, "state": "Downloading"]))
         await queue.pump()
         await queue.enqueue(frame("a", 2, patch: ["progress": 0.2]))
-        await queue.enqueue(frame("a", 3, kind: .final, patch: ["progress": 1, "state": "Complete", "end_date": .null]))
+        await queue.enqueue(
+            frame("a", 3, kind: .final, patch: ["progress": 1, "state": "Complete", "end_date": .null]))
         await queue.enqueue(frame("a", 4, kind: .end, patch: [:]))
-        await queue.enqueue(frame("a", 5, kind: .seed, patch: ["template": "generic", "progress": 0, "state": "Queued"]))
+        await queue.enqueue(
+            frame("a", 5, kind: .seed, patch: ["template": "generic", "progress": 0, "state": "Queued"]))
         let pending = await queue.pending("a")
         #expect(pending.map(\.kind) == [.end, .seed])
         #expect(pending[0].patch["state"] == "Complete")
@@ -225,9 +238,12 @@ struct EngineTests {
     {
         let metrics = MetricsRegistry()
         let queue = DeliveryQueue(
-            sink: sink, clock: clock, logger: .disabled, metrics: metrics, health: .detached(clock: clock), jitterSeed: 3)
+            sink: sink, clock: clock, logger: .disabled, metrics: metrics, health: .detached(clock: clock),
+            jitterSeed: 3)
         let engine = ActivityEngine(
-            bindings: [.init(sink: sink, queue: queue, ledger: BudgetLedger(sink: sink.name, limit: nil, store: store))],
+            bindings: [
+                .init(sink: sink, queue: queue, ledger: BudgetLedger(sink: sink.name, limit: nil, store: store))
+            ],
             settings: EconomySettings(), clock: clock, store: store, logger: .disabled, metrics: metrics,
             drivesItself: false)
         await engine.start()
@@ -249,12 +265,17 @@ struct EngineTests {
         var acceptedBeforeRecovery = 0
         for step in 0..<1200 {
             let t = clock.now
-            if t >= outageStart && t < outageEnd { sink.down.withLock { $0 = true } } else { sink.down.withLock { $0 = false } }
+            if t >= outageStart && t < outageEnd {
+                sink.down.withLock { $0 = true }
+            } else {
+                sink.down.withLock { $0 = false }
+            }
             if t == outageEnd { acceptedBeforeRecovery = recorder.state.withLock { $0.accepted.count } }
             // "finishing" completes during the outage; "running" halves its speed during it.
             if finishing.progress < 1 {
                 finishing.time = t
-                await engine.emit(finishing.update(.active, state: "Downloading", remaining: (1 - finishing.progress) * 900))
+                await engine.emit(
+                    finishing.update(.active, state: "Downloading", remaining: (1 - finishing.progress) * 900))
                 finishing.progress = min(1, finishing.progress + 3.0 / 900)
             } else if step % 100 == 0 || t < outageEnd {
                 finishing.time = t
@@ -320,6 +341,27 @@ struct EngineTests {
         #expect(recorder.state.withLock { $0.activityStates["job"] } == "ended")
     }
 
+    @Test("shutdown closes each sink after its last frame was delivered")
+    func shutdownClosesSinks() async throws {
+        let clock = VirtualClock(start: 1_781_517_600)
+        let recorder = RecordingSink(clock: clock)
+        let engine = await makeEngine(sink: recorder, clock: clock)
+        var job = Trajectory(start: clock.now)
+        await engine.emit(job.update(.active, state: "Downloading", remaining: 3600))
+        await engine.runDue()
+        clock.advance(by: 3)
+        job.time = clock.now
+        await engine.emit(job.update(.ended(.success), state: "Complete", remaining: nil))
+        await engine.runDue()
+        clock.advance(by: 5)
+        await engine.runDue()
+        #expect(recorder.state.withLock { $0.closedAfter } == nil)
+        await engine.shutdown(endActivities: false, flushTimeout: 1)
+        let state = recorder.state.withLock { $0 }
+        #expect(state.accepted.map(\.frame.kind) == [.seed, .final, .end])
+        #expect(state.closedAfter == 3)
+    }
+
     @Test("a data directory that cannot be written is reported and bridging continues")
     func unwritableStore() async throws {
         struct BrokenStore: StateStore {
@@ -333,10 +375,15 @@ struct EngineTests {
         let recorder = RecordingSink(clock: clock)
         let registry = HealthRegistry()
         let health = registry.reporter(kind: "state", name: "dataDir", type: "files", clock: clock)
-        let queue = DeliveryQueue(sink: recorder, clock: clock, logger: .disabled, metrics: MetricsRegistry(), health: .detached())
+        let queue = DeliveryQueue(
+            sink: recorder, clock: clock, logger: .disabled, metrics: MetricsRegistry(), health: .detached())
         let engine = ActivityEngine(
-            bindings: [.init(sink: recorder, queue: queue, ledger: BudgetLedger(sink: "fake", limit: nil, store: BrokenStore()))],
-            settings: EconomySettings(), clock: clock, store: BrokenStore(), logger: .disabled, metrics: MetricsRegistry(),
+            bindings: [
+                .init(
+                    sink: recorder, queue: queue, ledger: BudgetLedger(sink: "fake", limit: nil, store: BrokenStore()))
+            ],
+            settings: EconomySettings(), clock: clock, store: BrokenStore(), logger: .disabled,
+            metrics: MetricsRegistry(),
             health: health, drivesItself: false)
         await engine.start()
         let job = Trajectory(start: clock.now)

@@ -72,10 +72,13 @@ public protocol Sink: Sendable {
     func deliver(_ frame: ActivityFrame) async throws(SinkError) -> DeliveryReceipt
     /// Checks reachability and credentials for `livebridge check` (one line of detail).
     func probe() async -> ProbeResult
+    /// Releases connections when the engine shuts down, after the last frame was delivered.
+    func close() async
 }
 
 extension Sink {
     public func probe() async -> ProbeResult { ProbeResult(ok: true, detail: "no probe for this sink type") }
+    public func close() async {}
 }
 
 /// The outcome of `livebridge check` for one source or sink.

@@ -123,7 +123,8 @@ public actor ActivityEngine {
             let name = binding.sink.name
             var tracker =
                 trackers[name]?[update.slug]
-                ?? ActivityTracker(slug: update.slug, name: update.name, model: binding.sink.displayModel, settings: settings)
+                ?? ActivityTracker(
+                    slug: update.slug, name: update.name, model: binding.sink.displayModel, settings: settings)
             let before = tracker.lifecycle
             let frames = tracker.handle(update, at: now, budget: binding.ledger.pressure(at: now))
             trackers[name]?[update.slug] = tracker
@@ -171,6 +172,7 @@ public actor ActivityEngine {
         for binding in bindings {
             _ = await binding.queue.waitUntilIdle(deadline: deadline)
             await binding.queue.stop()
+            await binding.sink.close()
         }
         persistIfDue(force: true)
     }
@@ -183,12 +185,18 @@ public actor ActivityEngine {
                 logger.error(
                     "frame failed validation and was not sent",
                     ["sink": binding.sink.name, "slug": frame.slug, "problems": problems.joined(separator: "; ")])
-                notify(EngineEvent(sink: binding.sink.name, kind: .invalid(slug: frame.slug, problems: problems), time: clock.now))
+                notify(
+                    EngineEvent(
+                        sink: binding.sink.name, kind: .invalid(slug: frame.slug, problems: problems), time: clock.now))
                 trackers[binding.sink.name]?[frame.slug]?.frameRejected(frame)
                 continue
             }
             logger.debug(
-                "push", ["sink": binding.sink.name, "slug": frame.slug, "kind": frame.kind.rawValue, "reason": frame.reason.rawValue])
+                "push",
+                [
+                    "sink": binding.sink.name, "slug": frame.slug, "kind": frame.kind.rawValue,
+                    "reason": frame.reason.rawValue,
+                ])
             notify(EngineEvent(sink: binding.sink.name, kind: .pushed(frame), time: clock.now))
             await binding.queue.enqueue(frame)
         }

@@ -102,7 +102,8 @@ public final class MQTTSink: Sink {
             requests += 2
         } catch {
             if configuration.discovery { announced.withLock { _ = $0.remove(frame.slug) } }
-            throw SinkError(.unavailable, code: error.code.description, message: "MQTT publish failed: \(error.message)")
+            throw SinkError(
+                .unavailable, code: error.code.description, message: "MQTT publish failed: \(error.message)")
         }
         return DeliveryReceipt(requests: requests, appliedAt: clock.now)
     }
@@ -114,7 +115,9 @@ public final class MQTTSink: Sink {
             return ProbeResult(ok: false, detail: error.message)
         }
         for await status in session.statusUpdates() {
-            if status.state.isConnected { return ProbeResult(ok: true, detail: "connected to \(configuration.session.endpoint)") }
+            if status.state.isConnected {
+                return ProbeResult(ok: true, detail: "connected to \(configuration.session.endpoint)")
+            }
             if let error = status.lastError { return ProbeResult(ok: false, detail: error.message) }
         }
         return ProbeResult(ok: false, detail: "session closed")
@@ -142,6 +145,9 @@ public final class MQTTSink: Sink {
 
     /// Disconnects from the broker.
     public func shutdown() async { await session.shutdown() }
+
+    /// Disconnects when the engine shuts down.
+    public func close() async { await shutdown() }
 
     // MARK: - Payloads
 
