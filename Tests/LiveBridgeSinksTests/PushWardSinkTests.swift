@@ -9,18 +9,22 @@ import Testing
 struct PushWardSinkTests {
     let key = "hlk_CANARYpushward0123456789abcdefghij"
 
-    func frame(_ kind: FrameKind, sequence: Int, patch: JSONValue, content: JSONValue? = nil, state: String? = "ongoing")
+    func frame(
+        _ kind: FrameKind, sequence: Int, patch: JSONValue, content: JSONValue? = nil, state: String? = "ongoing"
+    )
         -> ActivityFrame
     {
         ActivityFrame(
             slug: "sabnzbd-home", name: "SABnzbd (home)", kind: kind, activityState: state, patch: patch,
-            content: content ?? patch, ttls: kind == .seed ? ActivityTTLs(stale: 7200, ended: 900, dismissal: 900) : ActivityTTLs(),
+            content: content ?? patch,
+            ttls: kind == .seed ? ActivityTTLs(stale: 7200, ended: 900, dismissal: 900) : ActivityTTLs(),
             priority: 1, time: 0, reason: .structural, sequence: sequence)
     }
 
     func makeSink(_ fake: FakePushWardServer, apiKey: String? = nil) -> PushWardSink {
         PushWardSink(
-            configuration: .init(name: "phone", baseURL: fake.baseURL, apiKey: apiKey ?? key, timeout: 5, keyPath: "sinks[0].apiKey"),
+            configuration: .init(
+                name: "phone", baseURL: fake.baseURL, apiKey: apiKey ?? key, timeout: 5, keyPath: "sinks[0].apiKey"),
             transport: HTTPClient.shared)
     }
 
@@ -38,7 +42,9 @@ struct PushWardSinkTests {
         #expect(seed.requests == 2)
         var activity = try #require(fake.activity("sabnzbd-home"))
         #expect(activity.state == "ongoing" && activity.content == Self.seedContent)
-        #expect(activity.staleTTL == 7200 && activity.endedTTL == 900 && activity.dismissalTTL == 900 && activity.priority == 1)
+        #expect(
+            activity.staleTTL == 7200 && activity.endedTTL == 900 && activity.dismissalTTL == 900
+                && activity.priority == 1)
         _ = try await sink.deliver(frame(.update, sequence: 2, patch: ["progress": 0.5, "end_date": 1_781_519_500]))
         let final: JSONValue = [
             "progress": 1, "state": "Complete", "end_date": .null, "live_progress": .null, "remaining_time": .null,
@@ -70,13 +76,29 @@ struct PushWardSinkTests {
         #expect(fake.violations.isEmpty, "\(fake.violations)")
     }
 
-    @Test("errors are classified by their problem code", arguments: [
-        (FakePushWardServer.Fault.status(503), "unavailable"),
-        (.status(500), "unavailable"),
-        (.rateLimit(retryAfter: 7, inBody: false), "rateLimited 7"),
-        (.rateLimit(retryAfter: 3, inBody: true), "rateLimited 3"),
-        (.dropConnection, "unavailable"),
-    ])
+    @Test("a 404 on the ending frame is taken as ended: nothing is recreated")
+    func endOfMissingActivity() async throws {
+        let fake = try FakePushWardServer(apiKey: key)
+        defer { fake.shutdown() }
+        let sink = makeSink(fake)
+        _ = try await sink.deliver(frame(.seed, sequence: 1, patch: Self.seedContent))
+        fake.forget("sabnzbd-home")
+        let receipt = try await sink.deliver(frame(.end, sequence: 2, patch: [:], state: "ended"))
+        #expect(receipt.requests == 1)
+        #expect(fake.activity("sabnzbd-home") == nil)
+        #expect(fake.records.filter { $0.method == "POST" }.count == 1)
+        #expect(fake.violations.isEmpty, "\(fake.violations)")
+    }
+
+    @Test(
+        "errors are classified by their problem code",
+        arguments: [
+            (FakePushWardServer.Fault.status(503), "unavailable"),
+            (.status(500), "unavailable"),
+            (.rateLimit(retryAfter: 7, inBody: false), "rateLimited 7"),
+            (.rateLimit(retryAfter: 3, inBody: true), "rateLimited 3"),
+            (.dropConnection, "unavailable"),
+        ])
     func classification(fault: FakePushWardServer.Fault, expected: String) async throws {
         let fake = try FakePushWardServer(apiKey: key)
         defer { fake.shutdown() }
@@ -166,7 +188,8 @@ struct PushWardSinkTests {
         let fake = try FakePushWardServer(apiKey: key)
         let url = fake.baseURL
         fake.shutdown()
-        let sink = PushWardSink(configuration: .init(name: "phone", baseURL: url, apiKey: key), transport: HTTPClient.shared)
+        let sink = PushWardSink(
+            configuration: .init(name: "phone", baseURL: url, apiKey: key), transport: HTTPClient.shared)
         await #expect {
             _ = try await sink.deliver(frame(.update, sequence: 1, patch: ["progress": 0.1]))
         } throws: { error in

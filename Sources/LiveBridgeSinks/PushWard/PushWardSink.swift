@@ -6,7 +6,9 @@ public import LiveBridgeNet
 /// Its display model is interpolating: with `live_progress` the phone glides the bar toward
 /// `end_date`, which is what lets the tracker push so rarely. Errors are classified for delivery
 /// by their stable problem `code`; a 404 on an activity we believe exists is repaired here, by
-/// creating it again and re-seeding the whole content, once per frame.
+/// creating it again and re-seeding the whole content, once per frame — except for the frame that
+/// ends it: an activity that is already gone needs no ending, and recreating it would spend two
+/// requests (and a Live Activity update) to show something only to take it away.
 public struct PushWardSink: Sink {
     /// Settings from the sink's config entry.
     public struct Configuration: Sendable {
@@ -57,6 +59,7 @@ public struct PushWardSink: Sink {
             requests += 1
             try await send(PushWardRequests.update(frame), frame: frame)
         } catch let error where error.code == "activity.not_found" {
+            if frame.kind == .end { return DeliveryReceipt(requests: requests, appliedAt: clock.now) }
             // Deleted, expired or dismissed on the service: create it again with everything.
             requests += 2
             try await send(PushWardRequests.create(frame), frame: frame)
@@ -75,7 +78,8 @@ public struct PushWardSink: Sink {
                 return ProbeResult(ok: false, detail: error.description)
             }
             guard let json = try? JSONParser.parse(response.body) else {
-                return ProbeResult(ok: false, detail: "GET /auth/me answered \(response.status) with a body that is not JSON")
+                return ProbeResult(
+                    ok: false, detail: "GET /auth/me answered \(response.status) with a body that is not JSON")
             }
             let used = json["live_activity_updates_used"]?.intValue
             let limit = json["live_activity_updates_limit"]?.intValue
@@ -122,9 +126,11 @@ public struct PushWardSink: Sink {
     static func classify(_ error: HTTPClientError, baseURL: String) -> SinkError {
         switch error.code {
         case .tls, .pinMismatch:
-            return SinkError(.authentication, code: error.code.description, message: "TLS to \(baseURL) failed: \(error.message)")
+            return SinkError(
+                .authentication, code: error.code.description, message: "TLS to \(baseURL) failed: \(error.message)")
         case .invalidURL, .invalidRequest:
-            return SinkError(.authentication, code: error.code.description, message: "invalid PushWard URL: \(error.message)")
+            return SinkError(
+                .authentication, code: error.code.description, message: "invalid PushWard URL: \(error.message)")
         default:
             return SinkError(.unavailable, code: error.code.description, message: error.message)
         }
@@ -150,7 +156,9 @@ public struct PushWardSink: Sink {
             }
             return SinkError(.rejected, code: problem.code, status: 403, message: "not allowed\(slug): \(hint)")
         case 404:
-            return SinkError(.rejected, code: problem.code ?? "activity.not_found", status: 404, message: "not found\(slug): \(summary)")
+            return SinkError(
+                .rejected, code: problem.code ?? "activity.not_found", status: 404,
+                message: "not found\(slug): \(summary)")
         case 409:
             return SinkError(
                 .rejected, code: problem.code, status: 409,
@@ -164,11 +172,14 @@ public struct PushWardSink: Sink {
             }
             let header = response.headers.first(name: "Retry-After").flatMap { Double($0.trimmingCharacters()) }
             let wait = problem.retryAfter ?? header ?? 60
-            return SinkError(.rateLimited(retryAfter: wait), code: problem.code, status: 429, message: "rate limited (\(summary))")
+            return SinkError(
+                .rateLimited(retryAfter: wait), code: problem.code, status: 429, message: "rate limited (\(summary))")
         case 500...599:
-            return SinkError(.unavailable, code: problem.code, status: response.status, message: "server error: \(summary)")
+            return SinkError(
+                .unavailable, code: problem.code, status: response.status, message: "server error: \(summary)")
         default:
-            return SinkError(.rejected, code: problem.code, status: response.status, message: "refused\(slug): \(summary)")
+            return SinkError(
+                .rejected, code: problem.code, status: response.status, message: "refused\(slug): \(summary)")
         }
     }
 }
