@@ -70,7 +70,10 @@ public final class FakePushWardServer: Sendable {
     private let nextWaiter = Mutex<UInt64>(0)
 
     /// Starts listening on 127.0.0.1 (port 0 = any free port).
-    public init(apiKey: String = "hlk_testkey0123456789abcdefghijklmnop", clock: any TimeSource = SystemClock(), port: UInt16 = 0)
+    public init(
+        apiKey: String = "hlk_testkey0123456789abcdefghijklmnop", clock: any TimeSource = SystemClock(),
+        port: UInt16 = 0
+    )
         throws
     {
         self.apiKey = apiKey
@@ -168,7 +171,9 @@ public final class FakePushWardServer: Sendable {
         let now = clock.now
         state.withLock {
             $0.records.append(
-                Record(time: now, method: request.method, path: request.path, body: body, status: status, sequence: sequence))
+                Record(
+                    time: now, method: request.method, path: request.path, body: body, status: status,
+                    sequence: sequence))
         }
     }
 
@@ -251,7 +256,9 @@ public final class FakePushWardServer: Sendable {
         switch (request.method, parts.count, parts.first) {
         case ("GET", 2, "auth") where parts[1] == "me":
             record(request, body: nil, status: 200)
-            let (used, limit, reset, count) = state.withLock { ($0.quotaUsed, $0.quotaLimit, $0.quotaResetAt, $0.activities.count) }
+            let (used, limit, reset, count) = state.withLock {
+                ($0.quotaUsed, $0.quotaLimit, $0.quotaResetAt, $0.activities.count)
+            }
             var body: [String: JSONValue] = [
                 "id": "00000000-0000-0000-0000-000000000001", "nickname": "Test", "activity_count": .int(Int64(count)),
                 "subscribed": false, "live_activity_updates_used": .int(Int64(used)),
@@ -265,7 +272,9 @@ public final class FakePushWardServer: Sendable {
             return update(request, slug: parts[1])
         case ("GET", 2, "activities"):
             record(request, body: nil, status: 200)
-            guard let activity = activity(parts[1]) else { return problem(404, "activity.not_found", "no such activity") }
+            guard let activity = activity(parts[1]) else {
+                return problem(404, "activity.not_found", "no such activity")
+            }
             return .json(JSONWriter.bytes(Self.json(activity)))
         case ("DELETE", 2, "activities"):
             record(request, body: nil, status: 204)

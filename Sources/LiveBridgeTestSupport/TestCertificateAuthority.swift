@@ -31,12 +31,16 @@ public struct TestCertificateAuthority: Sendable {
         try ChildProcess.run(
             "openssl",
             [
-                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", caKey, "-out", caCertificatePath,
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", caKey,
+                "-out", caCertificatePath,
                 "-days", "2", "-subj", "/CN=LiveBridge Test CA",
             ])
         try ChildProcess.run(
             "openssl",
-            ["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", serverKeyPath, "-out", csr, "-subj", "/CN=\(commonName)"])
+            [
+                "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", serverKeyPath,
+                "-out", csr, "-subj", "/CN=\(commonName)",
+            ])
         try ChildProcess.run(
             "openssl",
             [

@@ -52,7 +52,8 @@ struct DemoTests {
         #expect(lines.first?.contains("open http://127.0.0.1:") == true)
         for slug in ["sabnzbd-demo", "bambu-demo", "ha-washer"] {
             #expect(lines.contains { $0.contains("\(slug) #") && $0.contains(" seed (") }, "\(slug) never started")
-            #expect(lines.contains { $0.contains(slug) && $0.contains(" end (end) state=ended") }, "\(slug) never ended")
+            #expect(
+                lines.contains { $0.contains(slug) && $0.contains(" end (end) state=ended") }, "\(slug) never ended")
         }
         #expect(lines.contains { $0.contains("Paused: filament runout") })
         #expect(lines.contains { $0.contains("Extracting") })
@@ -84,7 +85,8 @@ struct DemoTests {
             #expect(dom.contains("data-slug=\"\(slug)\""), "no card for \(slug)")
         }
         #expect(dom.contains("Downloading") && dom.contains("Washing"))
-        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/artifacts")
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../.build/artifacts")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.appendingPathComponent("demo.png").standardizedFileURL.path
         try await browser.screenshot(url, to: path, width: 1440, height: 1000)

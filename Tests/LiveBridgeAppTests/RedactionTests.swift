@@ -17,7 +17,9 @@ struct RedactionTests {
         let registry = HealthRegistry()
         let metrics = MetricsRegistry()
         let health = registry.reporter(kind: "sink", name: "phone", type: "pushward", clock: clock)
-        let sink = PushWardSink(configuration: .init(name: "phone", baseURL: fake.baseURL, apiKey: key), transport: HTTPClient.shared, clock: clock)
+        let sink = PushWardSink(
+            configuration: .init(name: "phone", baseURL: fake.baseURL, apiKey: key), transport: HTTPClient.shared,
+            clock: clock)
         let wrong = PushWardSink(
             configuration: .init(name: "wrong", baseURL: fake.baseURL, apiKey: "hlk_CANARYwrongkey000000000000000000"),
             transport: HTTPClient.shared, clock: clock)
@@ -28,7 +30,8 @@ struct RedactionTests {
         func frame(_ kind: FrameKind = .update, patch: JSONValue) -> ActivityFrame {
             sequence += 1
             return ActivityFrame(
-                slug: "job", name: "Job", kind: kind, activityState: "ongoing", patch: patch, content: content, time: clock.now,
+                slug: "job", name: "Job", kind: kind, activityState: "ongoing", patch: patch, content: content,
+                time: clock.now,
                 reason: .structural, sequence: sequence)
         }
         for (target, faults, patch) in [
@@ -40,20 +43,24 @@ struct RedactionTests {
             (wrong, [], ["progress": 0.5]),  // 401
         ] as [(PushWardSink, [FakePushWardServer.Fault], JSONValue)] {
             fake.inject(faults)
-            let queue = DeliveryQueue(sink: target, policy: policy, clock: clock, logger: logger, metrics: metrics, health: health)
+            let queue = DeliveryQueue(
+                sink: target, policy: policy, clock: clock, logger: logger, metrics: metrics, health: health)
             await queue.enqueue(frame(sequence == 0 ? .seed : .update, patch: patch))
             while let next = await queue.pump() { try await clock.sleep(until: next) }
         }
         fake.setQuota(limit: 0)
-        let queue = DeliveryQueue(sink: sink, policy: policy, clock: clock, logger: logger, metrics: metrics, health: health)
+        let queue = DeliveryQueue(
+            sink: sink, policy: policy, clock: clock, logger: logger, metrics: metrics, health: health)
         await queue.enqueue(frame(patch: ["progress": 0.6]))
         await queue.pump()
         // Connection refused.
         fake.goDown()
-        let refused = DeliveryQueue(sink: sink, policy: policy, clock: clock, logger: logger, metrics: metrics, health: health)
+        let refused = DeliveryQueue(
+            sink: sink, policy: policy, clock: clock, logger: logger, metrics: metrics, health: health)
         await refused.enqueue(frame(patch: ["progress": 0.7]))
         while let next = await refused.pump() { try await clock.sleep(until: next) }
-        let everything = logs.lines.joined(separator: "\n") + JSONWriter.string(registry.json(now: clock.now)) + metrics.render()
+        let everything =
+            logs.lines.joined(separator: "\n") + JSONWriter.string(registry.json(now: clock.now)) + metrics.render()
         #expect(logs.lines.count > 5)
         #expect(!everything.contains("CANARY"))
         #expect(everything.contains("dropped"))
@@ -66,7 +73,8 @@ struct RedactionTests {
         fake.shutdown()
         do {
             _ = try await HTTPClient.shared.execute(
-                HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/api?mode=queue&apikey=CANARYsabkey0123456789"))
+                HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/api?mode=queue&apikey=CANARYsabkey0123456789")
+            )
             Issue.record("expected a connection error")
         } catch {
             #expect(!error.description.contains("CANARY"))

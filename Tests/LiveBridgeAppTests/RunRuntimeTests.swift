@@ -64,20 +64,27 @@ struct RunRuntimeTests {
         let directory = try TemporaryDirectory(prefix: "run")
         defer { directory.remove() }
         let logs = InMemoryLogHandler()
-        let runtime = try LiveBridgeRuntime(config: try config(fake, dataDir: directory.path), registry: registry, logHandler: logs)
+        let runtime = try LiveBridgeRuntime(
+            config: try config(fake, dataDir: directory.path), registry: registry, logHandler: logs)
         let task = Task { await runtime.run() }
         let port = try #require(runtime.port)
         // Wait (bounded) until the end reached the fake: the activity is ended there.
-        #expect(await fake.waitUntil { $0.activity("scripted-one")?.state == "ended" && $0.activity("scripted-one")?.updates ?? 0 > 0 })
+        #expect(
+            await fake.waitUntil {
+                $0.activity("scripted-one")?.state == "ended" && $0.activity("scripted-one")?.updates ?? 0 > 0
+            })
         let activity = try #require(fake.activity("scripted-one"))
         #expect(activity.state == "ended")
         #expect(activity.content["state"] == "Complete" && activity.content["live_progress"] == nil)
         #expect(fake.violations.isEmpty, "\(fake.violations)")
-        let health = try await HTTPClient.shared.execute(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/health"))
+        let health = try await HTTPClient.shared.execute(
+            HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/health"))
         #expect(health.status == 200)
         let healthJSON = try JSONParser.parse(health.body)
-        #expect(healthJSON["components"]?.arrayValue?.contains { $0["name"] == "phone" && $0["status"] == "ok" } == true)
-        let metrics = try await HTTPClient.shared.execute(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/metrics"))
+        #expect(
+            healthJSON["components"]?.arrayValue?.contains { $0["name"] == "phone" && $0["status"] == "ok" } == true)
+        let metrics = try await HTTPClient.shared.execute(
+            HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/metrics"))
         #expect(metrics.text.contains("livebridge_pushes_sent_total{sink=\"phone\",slug=\"scripted-one\"}"))
         #expect(metrics.headers.first(name: "Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
         task.cancel()
@@ -101,14 +108,23 @@ struct RunRuntimeTests {
         let base = "http://127.0.0.1:\(try #require(runtime.port))/api/activities/oven"
         func post(_ body: String, token: String = "CANARYtoken123456") async throws -> HTTPResponse {
             try await HTTPClient.shared.execute(
-                HTTPRequest(method: "POST", url: base, headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"], body: Array(body.utf8)))
+                HTTPRequest(
+                    method: "POST", url: base,
+                    headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"],
+                    body: Array(body.utf8)))
         }
         #expect(try await post(#"{"progress": 0.2}"#, token: "wrong").status == 401)
         #expect(try await post(#"{"progres": 0.2}"#).status == 422)
         #expect(try await post("not json").status == 400)
-        #expect(try await post(#"{"name": "Oven", "progress": 20, "state": "Preheating", "remaining": "10m", "icon": "mdi:stove"}"#).status == 202)
+        #expect(
+            try await post(
+                #"{"name": "Oven", "progress": 20, "state": "Preheating", "remaining": "10m", "icon": "mdi:stove"}"#
+            ).status == 202)
         #expect(try await post(#"{"end": true, "state": "Ready"}"#).status == 202)
-        #expect(await fake.waitUntil { $0.activity("oven")?.content["state"] == "Ready" && $0.activity("oven")?.state == "ended" })
+        #expect(
+            await fake.waitUntil {
+                $0.activity("oven")?.content["state"] == "Ready" && $0.activity("oven")?.state == "ended"
+            })
         #expect(fake.activity("oven")?.state == "ended")
         #expect(fake.activity("oven")?.content["state"] == "Ready")
         #expect(fake.records.contains { $0.body?["content"]?["icon"] == "mdi:stove" })
@@ -152,7 +168,9 @@ struct RunRuntimeTests {
         func post(secret: String?) async throws -> Int {
             var headers = HTTPHeaders()
             if let secret { headers.add(name: "X-LiveBridge-Secret", value: secret) }
-            return try await HTTPClient.shared.execute(HTTPRequest(method: "POST", url: url, headers: headers, body: Array("{}".utf8))).status
+            return try await HTTPClient.shared.execute(
+                HTTPRequest(method: "POST", url: url, headers: headers, body: Array("{}".utf8))
+            ).status
         }
         #expect(try await post(secret: nil) == 401)
         #expect(try await post(secret: "CANARYhook99") == 401)

@@ -9,7 +9,9 @@ import Testing
 final class CapturedOutput: Sendable {
     let lines = Mutex<(out: [String], err: [String])>(([], []))
     var output: CommandOutput {
-        CommandOutput(out: { text in self.lines.withLock { $0.out.append(text) } }, err: { text in self.lines.withLock { $0.err.append(text) } })
+        CommandOutput(
+            out: { text in self.lines.withLock { $0.out.append(text) } },
+            err: { text in self.lines.withLock { $0.err.append(text) } })
     }
     var out: String { lines.withLock { $0.out.joined(separator: "\n") } }
     var err: String { lines.withLock { $0.err.joined(separator: "\n") } }
@@ -35,8 +37,11 @@ struct SendCommandTests {
         defer { fake.shutdown() }
         let clock = SteppingClock()
         var (status, output) = await send(
-            ["--slug", "build-42", "--name", "Build 42", "--progress", "0.1", "--state", "Building", "--remaining", "30m",
-             "--live", "--icon", "hammer", "--color", "blue"], fake: fake, clock: clock)
+            [
+                "--slug", "build-42", "--name", "Build 42", "--progress", "0.1", "--state", "Building", "--remaining",
+                "30m",
+                "--live", "--icon", "hammer", "--color", "blue",
+            ], fake: fake, clock: clock)
         #expect(status == 0, "\(output.err)")
         var activity = try #require(fake.activity("build-42"))
         #expect(activity.state == "ongoing" && activity.name == "Build 42")
@@ -44,7 +49,8 @@ struct SendCommandTests {
         #expect(activity.content["end_date"] == .int(Int64(clock.now + 1800)))
         #expect(activity.content["template"] == "generic")
         clock.advance(by: 60)
-        (status, output) = await send(["--slug", "build-42", "--progress", "0.5", "--state", "Testing"], fake: fake, clock: clock)
+        (status, output) = await send(
+            ["--slug", "build-42", "--progress", "0.5", "--state", "Testing"], fake: fake, clock: clock)
         #expect(status == 0, "\(output.err)")
         activity = try #require(fake.activity("build-42"))
         #expect(activity.content["progress"] == 0.5 && activity.content["live_progress"] == true)
@@ -110,20 +116,23 @@ struct SendCommandTests {
         let fake = try FakePushWardServer(apiKey: key)
         let url = fake.baseURL
         fake.shutdown()
-        let (status, output) = await send(["--slug", "x", "--progress", "0.2"], fake: nil, clock: SteppingClock(), url: url)
+        let (status, output) = await send(
+            ["--slug", "x", "--progress", "0.2"], fake: nil, clock: SteppingClock(), url: url)
         #expect(status == 69)
         #expect(output.err.contains("refused") || output.err.contains("connect"))
     }
 
-    @Test("usage and content errors", arguments: [
-        (["--progress", "0.2"], Int32(64), "--slug is required"),
-        (["--slug", "x", "--progress", "1.5"], 64, "--progress 1.5: expected a number in 0…1"),
-        (["--slug", "x", "--live"], 64, "--live needs --remaining or --end-date"),
-        (["--slug", "bad slug", "--progress", "0.1"], 65, "must match"),
-        (["--slug", "x", "--color", "Purple"], 65, "is not a colour"),
-        (["--slug", "x", "--progres", "0.1"], 64, "did you mean --progress?"),
-        (["--slug", "x", "--remaining", "soon"], 64, "expected a duration"),
-    ])
+    @Test(
+        "usage and content errors",
+        arguments: [
+            (["--progress", "0.2"], Int32(64), "--slug is required"),
+            (["--slug", "x", "--progress", "1.5"], 64, "--progress 1.5: expected a number in 0…1"),
+            (["--slug", "x", "--live"], 64, "--live needs --remaining or --end-date"),
+            (["--slug", "bad slug", "--progress", "0.1"], 65, "must match"),
+            (["--slug", "x", "--color", "Purple"], 65, "is not a colour"),
+            (["--slug", "x", "--progres", "0.1"], 64, "did you mean --progress?"),
+            (["--slug", "x", "--remaining", "soon"], 64, "expected a duration"),
+        ])
     func usageErrors(arguments: [String], status expected: Int32, message: String) async throws {
         let fake = try FakePushWardServer(apiKey: key)
         defer { fake.shutdown() }

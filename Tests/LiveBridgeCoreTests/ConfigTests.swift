@@ -51,19 +51,43 @@ struct ConfigTests {
 
     /// The exact messages users see for broken configs.
     static let broken: [(String, String)] = [
-        ("{ sinks: [ { name: \"phone\", type: \"pushward\" ", "syntax error at line 1, column 12: unterminated object (opened here)"),
+        (
+            "{ sinks: [ { name: \"phone\", type: \"pushward\" ",
+            "syntax error at line 1, column 12: unterminated object (opened here)"
+        ),
         ("{ sinks: [], dataDir: /x }", "syntax error at line 1, column 23: unexpected character '/'"),
         ("{ sinks: [], \n  dataDri: \"/x\" }", "dataDri: unknown key; did you mean \"dataDir\"?"),
         ("{ }", "sinks: required: at least one sink (for example type \"pushward\")"),
         ("{ sinks: [ { type: \"pushward\" } ] }", "sinks[0].name: required"),
-        ("{ sinks: [ { name: \"a b\", type: \"x\" } ] }", "sinks[0].name: \"a b\" may use letters, digits, '-' and '_' only"),
+        (
+            "{ sinks: [ { name: \"a b\", type: \"x\" } ] }",
+            "sinks[0].name: \"a b\" may use letters, digits, '-' and '_' only"
+        ),
         ("{ sinks: [], economy: { maxDisplayError: 2 } }", "economy.maxDisplayError: 2 is outside 0.001…0.5"),
-        ("{ sinks: [], economy: { endDisplay: \"soon\" } }", "economy.endDisplay: expected a duration such as \"15s\", \"10m\" or \"1h30m\" (or a number of seconds)"),
-        ("{ sinks: [], economy: { monthlyBugdet: 250 } }", "economy.monthlyBugdet: unknown key; did you mean \"monthlyBudget\"?"),
-        ("{ sinks: [], server: { listen: \"8790\" } }", "server.listen: \"8790\" is not host:port (for example \"127.0.0.1:8790\")"),
-        ("{ sinks: [ { name: \"p\", type: \"x\", apiKey: \"${MISSING_KEY}\" } ] }", "sinks[0].apiKey: environment variable MISSING_KEY is not set (referenced as ${MISSING_KEY})"),
-        ("{ sinks: [ { name: \"p\", type: \"x\" }, { name: \"p\", type: \"y\" } ] }", "sinks[1].name: \"p\" is already used by sinks[0]; names must be unique among sinks"),
-        ("{ sinks: [], logLevel: \"loud\" }", "logLevel: \"loud\" is not one of trace, debug, info, notice, warning, error"),
+        (
+            "{ sinks: [], economy: { endDisplay: \"soon\" } }",
+            "economy.endDisplay: expected a duration such as \"15s\", \"10m\" or \"1h30m\" (or a number of seconds)"
+        ),
+        (
+            "{ sinks: [], economy: { monthlyBugdet: 250 } }",
+            "economy.monthlyBugdet: unknown key; did you mean \"monthlyBudget\"?"
+        ),
+        (
+            "{ sinks: [], server: { listen: \"8790\" } }",
+            "server.listen: \"8790\" is not host:port (for example \"127.0.0.1:8790\")"
+        ),
+        (
+            "{ sinks: [ { name: \"p\", type: \"x\", apiKey: \"${MISSING_KEY}\" } ] }",
+            "sinks[0].apiKey: environment variable MISSING_KEY is not set (referenced as ${MISSING_KEY})"
+        ),
+        (
+            "{ sinks: [ { name: \"p\", type: \"x\" }, { name: \"p\", type: \"y\" } ] }",
+            "sinks[1].name: \"p\" is already used by sinks[0]; names must be unique among sinks"
+        ),
+        (
+            "{ sinks: [], logLevel: \"loud\" }",
+            "logLevel: \"loud\" is not one of trace, debug, info, notice, warning, error"
+        ),
         ("[1, 2]", "expected an object { … }"),
         ("{ a: 1, a: 2, sinks: [] }", "syntax error at line 1, column 9: duplicate key \"a\""),
     ]
@@ -94,12 +118,18 @@ struct ConfigTests {
 
     @Test("a missing file says so")
     func missingFile() {
-        #expect(throws: ConfigError(problems: [ConfigProblem(path: "", message: "config file /nonexistent/x.json5 does not exist")])) {
+        #expect(
+            throws: ConfigError(problems: [
+                ConfigProblem(path: "", message: "config file /nonexistent/x.json5 does not exist")
+            ])
+        ) {
             try ConfigLoader.load(path: "/nonexistent/x.json5", environment: [:])
         }
     }
 
-    @Test("durations in config", arguments: [("15s", 15.0), ("10m", 600.0), ("1h30m", 5400.0), ("250ms", 0.25), ("90", 90.0)])
+    @Test(
+        "durations in config",
+        arguments: [("15s", 15.0), ("10m", 600.0), ("1h30m", 5400.0), ("250ms", 0.25), ("90", 90.0)])
     func durations(text: String, seconds: Double) {
         #expect(DurationText.parse(text) == seconds)
     }

@@ -53,16 +53,31 @@ struct GenericContentTests {
         (#"{"template":"generic"}"#, "content.progress: required by the generic template"),
         (#"{"progress":0.5}"#, "content.template: required"),
         (#"{"template":"steps","progress":0.5}"#, "content.template: \"steps\" is not supported"),
-        (#"{"template":"generic","progress":0.5,"accent_color":"00BCD4"}"#, "content.accent_color: \"00BCD4\" is not a colour"),
+        (
+            #"{"template":"generic","progress":0.5,"accent_color":"00BCD4"}"#,
+            "content.accent_color: \"00BCD4\" is not a colour"
+        ),
         (#"{"template":"generic","progress":0.5,"text_color":"Red"}"#, "content.text_color: \"Red\" is not a colour"),
         (#"{"template":"generic","progress":0.5,"live_progress":true}"#, "content.live_progress: true needs end_date"),
         (#"{"template":"generic","progress":0.5,"remaining_time":-3}"#, "content.remaining_time: -3 is negative"),
-        (#"{"template":"generic","progress":0.5,"image_url":"http://x.example/a.png"}"#, "content.image_url: must be an https URL"),
+        (
+            #"{"template":"generic","progress":0.5,"image_url":"http://x.example/a.png"}"#,
+            "content.image_url: must be an https URL"
+        ),
         (#"{"template":"generic","progress":0.5,"duration":"1d"}"#, "content.duration: use seconds or a string"),
         (#"{"template":"generic","progress":0.5,"url_action":{"title":"x"}}"#, "content.url_action.url: required"),
-        (#"{"template":"generic","progress":0.5,"tap_action":{"url":"javascript:alert(1)"}}"#, "content.tap_action.url: the javascript: scheme is not allowed"),
-        (#"{"template":"generic","progress":0.5,"tap_action":{"url":"https://a.example","title":"T"}}"#, "content.tap_action.title: only buttons have a title"),
-        (#"{"template":"generic","progress":0.5,"url_action":{"url":"https://a.example","method":"FETCH"}}"#, "content.url_action.method: \"FETCH\" is not GET"),
+        (
+            #"{"template":"generic","progress":0.5,"tap_action":{"url":"javascript:alert(1)"}}"#,
+            "content.tap_action.url: the javascript: scheme is not allowed"
+        ),
+        (
+            #"{"template":"generic","progress":0.5,"tap_action":{"url":"https://a.example","title":"T"}}"#,
+            "content.tap_action.title: only buttons have a title"
+        ),
+        (
+            #"{"template":"generic","progress":0.5,"url_action":{"url":"https://a.example","method":"FETCH"}}"#,
+            "content.url_action.method: \"FETCH\" is not GET"
+        ),
     ]
 
     @Test("validation explains each rejected document", arguments: invalidCases)
@@ -96,11 +111,14 @@ struct GenericContentTests {
         #expect(throws: ContentValidationError.self) { try patch.validate(asDocument: false) }
     }
 
-    @Test("slugs follow the service's pattern", arguments: [
-        ("sabnzbd-home", true), ("a", true), ("A_b-9", true), (String(repeating: "a", count: 128), true),
-        ("", false), ("-x", false), ("_x", false), ("a b", false), ("ü", false), (String(repeating: "a", count: 129), false),
-        ("timer.washer", false),
-    ])
+    @Test(
+        "slugs follow the service's pattern",
+        arguments: [
+            ("sabnzbd-home", true), ("a", true), ("A_b-9", true), (String(repeating: "a", count: 128), true),
+            ("", false), ("-x", false), ("_x", false), ("a b", false), ("ü", false),
+            (String(repeating: "a", count: 129), false),
+            ("timer.washer", false),
+        ])
     func slugs(slug: String, valid: Bool) {
         #expect(ContentRules.isValidSlug(slug) == valid)
     }

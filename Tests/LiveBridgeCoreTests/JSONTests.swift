@@ -47,9 +47,11 @@ struct JSONTests {
         #expect(JSONWriter.string(value) == #"{"a":[null,true],"end_date":1750003600,"progress":0.4}"#)
     }
 
-    @Test("round-trips through the writer", arguments: [
-        #"{"k":"line\nbreak\ttab \"quote\" \\ slash"}"#, #"[0,-1,1.5,1e-7,"é",{"x":null}]"#,
-    ])
+    @Test(
+        "round-trips through the writer",
+        arguments: [
+            #"{"k":"line\nbreak\ttab \"quote\" \\ slash"}"#, #"[0,-1,1.5,1e-7,"é",{"x":null}]"#,
+        ])
     func roundTrips(text: String) throws {
         let value = try JSONParser.parse(text)
         #expect(try JSONParser.parse(JSONWriter.string(value)) == value)

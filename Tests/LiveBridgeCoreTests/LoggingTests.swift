@@ -29,16 +29,19 @@ struct LoggingTests {
         redactor.register("hlk_CANARYcanary0123456789abcdefghij")
         let handler = InMemoryLogHandler()
         let logger = Logger(label: "x", handler: handler, redactor: redactor)
-        logger.error("failed with key hlk_CANARYcanary0123456789abcdefghij", ["key": "hlk_CANARYcanary0123456789abcdefghij"])
+        logger.error(
+            "failed with key hlk_CANARYcanary0123456789abcdefghij", ["key": "hlk_CANARYcanary0123456789abcdefghij"])
         #expect(!handler.lines.joined().contains("CANARY"))
     }
 
-    @Test("secret carriers are masked even when the secret was never registered", arguments: [
-        ("GET http://sab:8080/api?mode=queue&apikey=abcdef123456&output=json", "abcdef123456"),
-        ("Authorization: Bearer hlk_zzzzzzzzzzzz", "hlk_zzzzzzzzzzzz"),
-        ("x-api-key: sk_live_123456", "sk_live_123456"),
-        ("ws connect token=eyJhbGciOi.long.token", "eyJhbGciOi.long.token"),
-    ])
+    @Test(
+        "secret carriers are masked even when the secret was never registered",
+        arguments: [
+            ("GET http://sab:8080/api?mode=queue&apikey=abcdef123456&output=json", "abcdef123456"),
+            ("Authorization: Bearer hlk_zzzzzzzzzzzz", "hlk_zzzzzzzzzzzz"),
+            ("x-api-key: sk_live_123456", "sk_live_123456"),
+            ("ws connect token=eyJhbGciOi.long.token", "eyJhbGciOi.long.token"),
+        ])
     func carriers(text: String, secret: String) {
         let masked = Redactor().redact(text)
         #expect(!masked.contains(secret))

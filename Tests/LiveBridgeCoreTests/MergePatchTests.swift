@@ -30,7 +30,9 @@ enum RandomJSON {
     static func patch(_ rng: inout SeededRandom, depth: Int = 0) -> JSONValue {
         var members: [String: JSONValue] = [:]
         for key in keys where Int.random(in: 0..<3, using: &rng) == 0 {
-            members[key] = depth < 2 && Bool.random(using: &rng) ? patch(&rng, depth: depth + 1) : value(&rng, depth: depth + 1, allowNull: true)
+            members[key] =
+                depth < 2 && Bool.random(using: &rng)
+                ? patch(&rng, depth: depth + 1) : value(&rng, depth: depth + 1, allowNull: true)
         }
         return .object(members)
     }
@@ -51,23 +53,25 @@ enum RandomJSON {
 @Suite("RFC 7396 merge patch")
 struct MergePatchTests {
     /// RFC 7396 Appendix A.
-    @Test("applies the RFC's examples", arguments: [
-        (#"{"a":"b"}"#, #"{"a":"c"}"#, #"{"a":"c"}"#),
-        (#"{"a":"b"}"#, #"{"b":"c"}"#, #"{"a":"b","b":"c"}"#),
-        (#"{"a":"b"}"#, #"{"a":null}"#, #"{}"#),
-        (#"{"a":"b","b":"c"}"#, #"{"a":null}"#, #"{"b":"c"}"#),
-        (#"{"a":["b"]}"#, #"{"a":"c"}"#, #"{"a":"c"}"#),
-        (#"{"a":"c"}"#, #"{"a":["b"]}"#, #"{"a":["b"]}"#),
-        (#"{"a":{"b":"c"}}"#, #"{"a":{"b":"d","c":null}}"#, #"{"a":{"b":"d"}}"#),
-        (#"{"a":[{"b":"c"}]}"#, #"{"a":[1]}"#, #"{"a":[1]}"#),
-        (#"["a","b"]"#, #"["c","d"]"#, #"["c","d"]"#),
-        (#"{"a":"b"}"#, #"["c"]"#, #"["c"]"#),
-        (#"{"a":"foo"}"#, "null", "null"),
-        (#"{"a":"foo"}"#, #""bar""#, #""bar""#),
-        (#"{"e":null}"#, #"{"a":1}"#, #"{"a":1,"e":null}"#),
-        (#"[1,2]"#, #"{"a":"b","c":null}"#, #"{"a":"b"}"#),
-        (#"{}"#, #"{"a":{"bb":{"ccc":null}}}"#, #"{"a":{"bb":{}}}"#),
-    ])
+    @Test(
+        "applies the RFC's examples",
+        arguments: [
+            (#"{"a":"b"}"#, #"{"a":"c"}"#, #"{"a":"c"}"#),
+            (#"{"a":"b"}"#, #"{"b":"c"}"#, #"{"a":"b","b":"c"}"#),
+            (#"{"a":"b"}"#, #"{"a":null}"#, #"{}"#),
+            (#"{"a":"b","b":"c"}"#, #"{"a":null}"#, #"{"b":"c"}"#),
+            (#"{"a":["b"]}"#, #"{"a":"c"}"#, #"{"a":"c"}"#),
+            (#"{"a":"c"}"#, #"{"a":["b"]}"#, #"{"a":["b"]}"#),
+            (#"{"a":{"b":"c"}}"#, #"{"a":{"b":"d","c":null}}"#, #"{"a":{"b":"d"}}"#),
+            (#"{"a":[{"b":"c"}]}"#, #"{"a":[1]}"#, #"{"a":[1]}"#),
+            (#"["a","b"]"#, #"["c","d"]"#, #"["c","d"]"#),
+            (#"{"a":"b"}"#, #"["c"]"#, #"["c"]"#),
+            (#"{"a":"foo"}"#, "null", "null"),
+            (#"{"a":"foo"}"#, #""bar""#, #""bar""#),
+            (#"{"e":null}"#, #"{"a":1}"#, #"{"a":1,"e":null}"#),
+            (#"[1,2]"#, #"{"a":"b","c":null}"#, #"{"a":"b"}"#),
+            (#"{}"#, #"{"a":{"bb":{"ccc":null}}}"#, #"{"a":{"bb":{}}}"#),
+        ])
     func rfcExamples(target: String, patch: String, result: String) throws {
         let applied = MergePatch.apply(try JSONParser.parse(patch), to: try JSONParser.parse(target))
         #expect(applied == (try JSONParser.parse(result)))

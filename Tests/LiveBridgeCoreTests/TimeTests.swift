@@ -3,10 +3,12 @@ import Testing
 
 @Suite("Civil time and the virtual clock")
 struct TimeTests {
-    @Test("civil fields of Unix times", arguments: [
-        (0.0, 1970, 1, 1, 0), (951_782_400.0, 2000, 2, 29, 0), (1_781_517_600.0, 2026, 6, 15, 10),
-        (1_798_761_599.0, 2026, 12, 31, 23),
-    ])
+    @Test(
+        "civil fields of Unix times",
+        arguments: [
+            (0.0, 1970, 1, 1, 0), (951_782_400.0, 2000, 2, 29, 0), (1_781_517_600.0, 2026, 6, 15, 10),
+            (1_798_761_599.0, 2026, 12, 31, 23),
+        ])
     func civil(time: Double, year: Int, month: Int, day: Int, hour: Int) {
         let civil = CivilTime(unixSeconds: time)
         #expect([civil.year, civil.month, civil.day, civil.hour] == [year, month, day, hour])

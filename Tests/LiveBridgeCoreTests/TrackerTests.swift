@@ -17,8 +17,11 @@ struct Trajectory {
     }
 
     func update(_ phase: ActivityPhase, state: String, remaining: Double?) -> ActivityUpdate {
-        var content = GenericContent(state: state, icon: "arrow.down.circle", subtitle: "ubuntu.iso", accentColor: "blue")
-        if case .ended(.success) = phase { content = GenericContent(state: "Complete", icon: "checkmark.circle.fill", accentColor: "green") }
+        var content = GenericContent(
+            state: state, icon: "arrow.down.circle", subtitle: "ubuntu.iso", accentColor: "blue")
+        if case .ended(.success) = phase {
+            content = GenericContent(state: "Complete", icon: "checkmark.circle.fill", accentColor: "green")
+        }
         return ActivityUpdate(
             slug: slug, name: "Job", phase: phase, content: content, progress: progress,
             eta: remaining.map { .remaining($0) }, observedAt: time)
@@ -53,9 +56,11 @@ struct Trajectory {
 
     mutating func end(_ outcome: ActivityOutcome = .success) {
         if outcome == .success { progress = 1 }
-        var final = update(.ended(outcome), state: outcome == .success ? "Complete" : "Failed: repair failed", remaining: nil)
+        var final = update(
+            .ended(outcome), state: outcome == .success ? "Complete" : "Failed: repair failed", remaining: nil)
         if outcome != .success {
-            final.content = GenericContent(state: "Failed: repair failed", icon: "xmark.circle.fill", accentColor: "red")
+            final.content = GenericContent(
+                state: "Failed: repair failed", icon: "xmark.circle.fill", accentColor: "red")
         }
         updates.append(final)
     }
@@ -148,7 +153,8 @@ struct TrackerTests {
         let pause = try #require(result.pushes.first { $0.frame.patch["state"] == "Paused" }?.frame)
         #expect(pause.patch["live_progress"] == .null)
         #expect(pause.patch["end_date"] == .null)
-        let resume = try #require(result.pushes.first { $0.time > pause.time && $0.frame.patch["state"] == "Downloading" }?.frame)
+        let resume = try #require(
+            result.pushes.first { $0.time > pause.time && $0.frame.patch["state"] == "Downloading" }?.frame)
         #expect(resume.patch["live_progress"] == true)
         #expect(result.totalPushes <= 6)
         #expect(result.maxError <= settings.maxDisplayError)
@@ -281,10 +287,14 @@ struct TrackerTests {
         var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
         var job = Trajectory()
         let exhausted = BudgetPressure(widening: 3, exhausted: true)
-        #expect(tracker.handle(job.update(.active, state: "Downloading", remaining: 600), at: job.time, budget: exhausted).count == 1)
+        #expect(
+            tracker.handle(job.update(.active, state: "Downloading", remaining: 600), at: job.time, budget: exhausted)
+                .count == 1)
         job.time += 3
         job.progress = 0.5
-        #expect(tracker.handle(job.update(.paused, state: "Paused", remaining: nil), at: job.time, budget: exhausted).isEmpty)
+        #expect(
+            tracker.handle(job.update(.paused, state: "Paused", remaining: nil), at: job.time, budget: exhausted)
+                .isEmpty)
         job.end()
         #expect(tracker.handle(job.updates[0], at: job.time + 1, budget: exhausted).count == 1)
     }

@@ -19,7 +19,8 @@ struct MQTTSinkTests {
         }
     }
 
-    func frame(_ kind: FrameKind, _ sequence: Int, patch: JSONValue, content: JSONValue, state: String) -> ActivityFrame {
+    func frame(_ kind: FrameKind, _ sequence: Int, patch: JSONValue, content: JSONValue, state: String) -> ActivityFrame
+    {
         ActivityFrame(
             slug: "sabnzbd-home", name: "SABnzbd", kind: kind, activityState: state, patch: patch, content: content,
             time: 1_781_517_600 + Double(sequence), reason: .structural, sequence: sequence)
@@ -31,10 +32,13 @@ struct MQTTSinkTests {
         defer { broker.remove() }
         try await broker.start()
         let fingerprint = try CertificateFingerprint(hex: broker.certificate.serverCertificateSHA256)
-        func session(_ user: String, _ password: String, subscriptions: [MQTTSubscription] = []) -> MQTTSessionConfiguration {
+        func session(_ user: String, _ password: String, subscriptions: [MQTTSubscription] = [])
+            -> MQTTSessionConfiguration
+        {
             MQTTSessionConfiguration(
                 host: "127.0.0.1", port: broker.port, clientID: MQTTSessionConfiguration.uniqueClientID(prefix: user),
-                username: user, password: password, security: .pinnedCertificate(fingerprint), subscriptions: subscriptions)
+                username: user, password: password, security: .pinnedCertificate(fingerprint),
+                subscriptions: subscriptions)
         }
         let logs = InMemoryLogHandler()
         let sink = try MQTTSink(
@@ -47,11 +51,13 @@ struct MQTTSinkTests {
         _ = try await sink.deliver(frame(.update, 2, patch: ["progress": 0.5], content: content, state: "ongoing"))
         content["progress"] = 1
         content["state"] = "Complete"
-        _ = try await sink.deliver(frame(.final, 3, patch: ["progress": 1, "state": "Complete"], content: content, state: "ongoing"))
+        _ = try await sink.deliver(
+            frame(.final, 3, patch: ["progress": 1, "state": "Complete"], content: content, state: "ongoing"))
         _ = try await sink.deliver(frame(.end, 4, patch: [:], content: content, state: "ended"))
 
         // A subscriber that connects afterwards gets the retained state and discovery config.
-        let viewer = try MQTTSession(configuration: session("viewer", "viewerpass1", subscriptions: [MQTTSubscription("#", qos: .atLeastOnce)]))
+        let viewer = try MQTTSession(
+            configuration: session("viewer", "viewerpass1", subscriptions: [MQTTSubscription("#", qos: .atLeastOnce)]))
         try viewer.start()
         let received = try await within(15) {
             var messages: [MQTTMessage] = []
@@ -69,7 +75,8 @@ struct MQTTSinkTests {
         #expect(state.retained)
         let json = try JSONParser.parse(state.payload)
         #expect(json["state"] == "ended" && json["content"]?["state"] == "Complete" && json["progress"] == 1)
-        let discovery = try #require(received.first { $0.topic == "homeassistant/sensor/livebridge_sabnzbd_home/config" })
+        let discovery = try #require(
+            received.first { $0.topic == "homeassistant/sensor/livebridge_sabnzbd_home/config" })
         #expect(try JSONParser.parse(discovery.payload)["state_topic"] == "livebridge/sabnzbd-home/state")
 
         // Live events arrive in order for a subscriber that is connected while they are sent.
@@ -106,7 +113,8 @@ struct MQTTSinkTests {
                     host: "127.0.0.1", port: port, clientID: "lb-down", username: "bridge", password: "pass12345",
                     security: .pinnedCertificate(fingerprint))))
         do {
-            _ = try await sink.deliver(frame(.update, 1, patch: ["progress": 0.2], content: ["progress": 0.2], state: "ongoing"))
+            _ = try await sink.deliver(
+                frame(.update, 1, patch: ["progress": 0.2], content: ["progress": 0.2], state: "ongoing"))
             Issue.record("expected a failure")
         } catch {
             #expect(error.kind == .unavailable)

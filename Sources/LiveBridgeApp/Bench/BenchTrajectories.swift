@@ -21,16 +21,24 @@ enum BenchTrajectories {
         [
             BenchTrajectory(
                 "sabnzbd-a-steady", .download, "SABnzbd 4.5.0 recording: 60 MiB at a steady 1 MiB/s",
-                AdapterRecording("../../Tests/LiveBridgeSABnzbdTests/Fixtures/a-steady/raw.jsonl", format: StandardComponents.sabnzbdReplay.format)),
+                AdapterRecording(
+                    "../../Tests/LiveBridgeSABnzbdTests/Fixtures/a-steady/raw.jsonl",
+                    format: StandardComponents.sabnzbdReplay.format)),
             BenchTrajectory(
                 "sabnzbd-c-two-jobs", .download, "SABnzbd 4.5.0 recording: two 30 MiB jobs, then post-processing",
-                AdapterRecording("../../Tests/LiveBridgeSABnzbdTests/Fixtures/c-two-jobs/raw.jsonl", format: StandardComponents.sabnzbdReplay.format)),
+                AdapterRecording(
+                    "../../Tests/LiveBridgeSABnzbdTests/Fixtures/c-two-jobs/raw.jsonl",
+                    format: StandardComponents.sabnzbdReplay.format)),
             BenchTrajectory(
                 "sabnzbd-d-pause-resume", .download, "SABnzbd 4.5.0 recording: 60 MiB, paused 20 s at 32 %",
-                AdapterRecording("../../Tests/LiveBridgeSABnzbdTests/Fixtures/d-pause-resume/raw.jsonl", format: StandardComponents.sabnzbdReplay.format)),
+                AdapterRecording(
+                    "../../Tests/LiveBridgeSABnzbdTests/Fixtures/d-pause-resume/raw.jsonl",
+                    format: StandardComponents.sabnzbdReplay.format)),
             BenchTrajectory(
                 "sabnzbd-f-failed", .download, "SABnzbd 4.5.0 recording: every article missing, failed",
-                AdapterRecording("../../Tests/LiveBridgeSABnzbdTests/Fixtures/f-failed/raw.jsonl", format: StandardComponents.sabnzbdReplay.format)),
+                AdapterRecording(
+                    "../../Tests/LiveBridgeSABnzbdTests/Fixtures/f-failed/raw.jsonl",
+                    format: StandardComponents.sabnzbdReplay.format)),
             BenchTrajectory(
                 "download-\(label(7200 * scale))-steady", .download,
                 "synthetic SABnzbd: \(Int(72 * scale)) GB at 10 MB/s ±5 %, 2 s polls",
@@ -68,9 +76,11 @@ enum BenchTrajectories {
             BenchTrajectory(
                 "bambu-p1-3h", .print, "simulated P1 print through the Bambu adapter: 300 layers, speed ±30 %",
                 AdapterRecording(
-                    "../../Tests/LiveBridgeBambuTests/Fixtures/p1-3h-print.jsonl", format: StandardComponents.bambuReplay.format)),
+                    "../../Tests/LiveBridgeBambuTests/Fixtures/p1-3h-print.jsonl",
+                    format: StandardComponents.bambuReplay.format)),
             BenchTrajectory(
-                "ha-washer-30m", .washer, "Home Assistant washer through the HA adapter: timer + progress sensor + program",
+                "ha-washer-30m", .washer,
+                "Home Assistant washer through the HA adapter: timer + progress sensor + program",
                 AdapterRecording(
                     "../../Tests/LiveBridgeHomeAssistantTests/Fixtures/washer_cycle_30min.jsonl",
                     format: StandardComponents.homeAssistantReplay.format)),

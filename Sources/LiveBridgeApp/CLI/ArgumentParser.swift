@@ -63,7 +63,8 @@ public struct ParsedArguments: Sendable {
     public func number(_ name: String, range: ClosedRange<Double>) throws(UsageError) -> Double? {
         guard let text = values[name] else { return nil }
         guard let number = Double(text), range.contains(number) else {
-            throw UsageError("--\(name) \(text): expected a number in \(format(range.lowerBound))…\(format(range.upperBound))")
+            throw UsageError(
+                "--\(name) \(text): expected a number in \(format(range.lowerBound))…\(format(range.upperBound))")
         }
         return number
     }

@@ -44,7 +44,11 @@ enum DemoCommand {
         }
         let task = Task { await play(speed: speed, port: port, once: once, quiet: quiet, output: output) }
         let traps = handlesSignals ? SignalTrap.cancelOnTermination(task) : []
-        let status = await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+        let status = await withTaskCancellationHandler {
+            await task.value
+        } onCancel: {
+            task.cancel()
+        }
         withExtendedLifetime(traps) {}  // the signal sources must outlive the wait
         return status
     }
@@ -97,7 +101,9 @@ enum DemoCommand {
         }
         await engine.shutdown(endActivities: false, flushTimeout: 2)
         preview.shutdown()
-        output.out("demo stopped after \(round) round(s); \(Int(metrics.total("livebridge_pushes_sent_total"))) frames delivered")
+        output.out(
+            "demo stopped after \(round) round(s); \(Int(metrics.total("livebridge_pushes_sent_total"))) frames delivered"
+        )
         return ExitStatus.ok
     }
 

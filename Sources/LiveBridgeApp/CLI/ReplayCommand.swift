@@ -10,7 +10,8 @@ public struct ReplayFormat: Sendable {
     public var parse: @Sendable (_ lines: [String], _ base: Double) throws -> [ActivityUpdate]
 
     public init(
-        name: String, summary: String, parse: @escaping @Sendable (_ lines: [String], _ base: Double) throws -> [ActivityUpdate]
+        name: String, summary: String,
+        parse: @escaping @Sendable (_ lines: [String], _ base: Double) throws -> [ActivityUpdate]
     ) {
         self.name = name
         self.summary = summary
@@ -91,7 +92,9 @@ enum ReplayCommand {
         let format: ReplayFormat
         if let name = parsed.value("format") {
             guard let match = ReplayFormats.all.first(where: { $0.name == name }) else {
-                output.err("livebridge replay: unknown --format \(name); known: \(ReplayFormats.all.map(\.name).joined(separator: ", "))")
+                output.err(
+                    "livebridge replay: unknown --format \(name); known: \(ReplayFormats.all.map(\.name).joined(separator: ", "))"
+                )
                 return ExitStatus.usage
             }
             format = match

@@ -37,7 +37,11 @@ enum RunCommand {
         }
         let task = Task { await runtime.run() }
         let traps = handlesSignals ? SignalTrap.cancelOnTermination(task) : []
-        await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+        await withTaskCancellationHandler {
+            await task.value
+        } onCancel: {
+            task.cancel()
+        }
         // The signal sources must outlive the wait (`_ = traps` let the optimizer drop them early).
         withExtendedLifetime(traps) {}
         return ExitStatus.ok
@@ -86,17 +90,20 @@ enum CheckCommand {
         for (entry, instance) in built.sources {
             let context = AdapterContext(
                 name: entry.name, emit: { _ in }, logger: services.logger, clock: services.clock, store: services.store,
-                health: services.health.reporter(kind: "source", name: entry.name, type: entry.type, clock: services.clock),
+                health: services.health.reporter(
+                    kind: "source", name: entry.name, type: entry.type, clock: services.clock),
                 metrics: services.metrics)
             rows.append(("source", entry.name, entry.type, await instance.adapter.probe(context)))
         }
         let ledgerLines = built.sinks.map { sink -> String in
             let ledger = BudgetLedger(sink: sink.name, limit: config.economy.monthlyBudget, store: services.store)
             let used = ledger.used(at: services.clock.now)
-            return "budget \(sink.name): \(used) update(s) counted this month" + (config.economy.monthlyBudget.map { " of \($0)" } ?? "")
+            return "budget \(sink.name): \(used) update(s) counted this month"
+                + (config.economy.monthlyBudget.map { " of \($0)" } ?? "")
         }
         let width = max(10, rows.map { $0.1.count + $0.2.count + 3 }.max() ?? 10)
-        output.out("config ok: \(config.sinks.count) sink(s), \(config.sources.count) source(s), data in \(config.dataDir)")
+        output.out(
+            "config ok: \(config.sinks.count) sink(s), \(config.sources.count) source(s), data in \(config.dataDir)")
         for (kind, name, type, result) in rows {
             let label = "\(name) (\(type))"
             let padded = label + String(repeating: " ", count: max(1, width - label.count))

@@ -53,7 +53,8 @@ public enum SendCommand {
             return ExitStatus.invalidContent
         }
         let sink = PushWardSink(
-            configuration: .init(name: "pushward", baseURL: plan.url, apiKey: plan.apiKey, timeout: plan.timeout, keyPath: "--api-key"),
+            configuration: .init(
+                name: "pushward", baseURL: plan.url, apiKey: plan.apiKey, timeout: plan.timeout, keyPath: "--api-key"),
             transport: transport, clock: clock)
         var policy = RetryPolicy()
         policy.maximumAttempts = plan.retries + 1
@@ -150,7 +151,9 @@ public enum SendCommand {
             if let endDate { content.endDate = .value(endDate) }
             if arguments.flag("live") {
                 guard !isEnd else { throw UsageError("--live and --end contradict each other") }
-                guard endDate != nil else { throw UsageError("--live needs --remaining or --end-date to animate toward") }
+                guard endDate != nil else {
+                    throw UsageError("--live needs --remaining or --end-date to animate toward")
+                }
                 content.liveProgress = .value(true)
                 content.remainingTime = .absent
             }
@@ -158,7 +161,9 @@ public enum SendCommand {
                 let failed = arguments.flag("failed")
                 if content.progress.value == nil && !failed { content.progress = .value(1) }
                 if content.state.value == nil { content.state = .value(failed ? "Failed" : "Complete") }
-                if content.icon.value == nil { content.icon = .value(failed ? "xmark.circle.fill" : "checkmark.circle.fill") }
+                if content.icon.value == nil {
+                    content.icon = .value(failed ? "xmark.circle.fill" : "checkmark.circle.fill")
+                }
                 if content.accentColor.value == nil { content.accentColor = .value(failed ? "red" : "green") }
                 content.endDate = .null
                 content.liveProgress = .null

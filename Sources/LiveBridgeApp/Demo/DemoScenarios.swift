@@ -33,7 +33,8 @@ enum DemoScenarios {
             ]
             return [
                 "status": .string(status), "paused": false, "kbpersec": .string(String(format: "%.2f", speedKB)),
-                "speed": .string(String(format: "%.1f M", speedKB / 1024)), "mb": .string(String(format: "%.2f", totalMB)),
+                "speed": .string(String(format: "%.1f M", speedKB / 1024)),
+                "mb": .string(String(format: "%.2f", totalMB)),
                 "mbleft": .string(String(format: "%.2f", mbLeft)), "timeleft": .string(clock(seconds)),
                 "noofslots": 1, "noofslots_total": 1, "slots": [slot],
             ]
@@ -48,7 +49,12 @@ enum DemoScenarios {
         var left = totalMB
         while left > 0 {
             let speedMB = left > totalMB / 2 ? 48.0 + 3 * sin(t / 17) : 22.0 + 2 * sin(t / 13)
-            lines.append(sabLine(t, queue: queue(status: "Downloading", mbLeft: left, speedKB: speedMB * 1024, slotStatus: "Downloading"), history: emptyHistory))
+            lines.append(
+                sabLine(
+                    t,
+                    queue: queue(
+                        status: "Downloading", mbLeft: left, speedKB: speedMB * 1024, slotStatus: "Downloading"),
+                    history: emptyHistory))
             left = max(0, left - speedMB * 3)
             t += 3
         }
@@ -60,8 +66,10 @@ enum DemoScenarios {
             var elapsed = 0.0
             while elapsed < duration {
                 let slot: JSONValue = [
-                    "nzo_id": .string(id), "name": .string(name), "status": .string(status), "action_line": .string(action),
-                    "loaded": true, "bytes": .int(Int64(totalMB * 1_048_576)), "download_time": .int(Int64(downloadTime)),
+                    "nzo_id": .string(id), "name": .string(name), "status": .string(status),
+                    "action_line": .string(action),
+                    "loaded": true, "bytes": .int(Int64(totalMB * 1_048_576)),
+                    "download_time": .int(Int64(downloadTime)),
                     "postproc_time": 0, "fail_message": "",
                 ]
                 lines.append(sabLine(t, queue: idle, history: ["slots": [slot], "noofslots": 1, "ppslots": 1]))
@@ -100,11 +108,14 @@ enum DemoScenarios {
         for (stage, duration) in [(2, 60.0), (1, 90.0), (14, 40.0), (8, 50.0)] {
             var elapsed = 0.0
             while elapsed < duration {
-                report(t, job.merging([
-                    "gcode_state": "RUNNING", "stg_cur": .int(Int64(stage)), "mc_percent": 0, "layer_num": 0,
-                    "total_layer_num": 180, "mc_remaining_time": 42, "nozzle_temper": .number(min(220, 60 + elapsed * 3)),
-                    "bed_temper": .number(min(65, 30 + elapsed)),
-                ]) { $1 })
+                report(
+                    t,
+                    job.merging([
+                        "gcode_state": "RUNNING", "stg_cur": .int(Int64(stage)), "mc_percent": 0, "layer_num": 0,
+                        "total_layer_num": 180, "mc_remaining_time": 42,
+                        "nozzle_temper": .number(min(220, 60 + elapsed * 3)),
+                        "bed_temper": .number(min(65, 30 + elapsed)),
+                    ]) { $1 })
                 t += 10
                 elapsed += 10
             }
@@ -117,8 +128,12 @@ enum DemoScenarios {
             if !paused && fraction >= 0.55 {
                 paused = true
                 for _ in 0..<18 {
-                    report(t, ["gcode_state": "PAUSE", "stg_cur": 6, "mc_percent": .int(Int64(fraction * 100)),
-                               "print_error": .int(0x0300_8015)])
+                    report(
+                        t,
+                        [
+                            "gcode_state": "PAUSE", "stg_cur": 6, "mc_percent": .int(Int64(fraction * 100)),
+                            "print_error": .int(0x0300_8015),
+                        ])
                     t += 10
                 }
                 report(t, ["gcode_state": "RUNNING", "stg_cur": 0, "print_error": 0])
@@ -126,11 +141,15 @@ enum DemoScenarios {
             }
             let percent = Int(fraction * 100)
             let layer = Int(fraction * 180)
-            report(t, [
-                "gcode_state": "RUNNING", "stg_cur": 0, "mc_percent": .int(Int64(percent)), "layer_num": .int(Int64(layer)),
-                "total_layer_num": 180, "mc_remaining_time": .int(Int64(((printSeconds - printed) / 60).rounded(.up))),
-                "nozzle_temper": 220, "bed_temper": 65, "spd_lvl": 2,
-            ])
+            report(
+                t,
+                [
+                    "gcode_state": "RUNNING", "stg_cur": 0, "mc_percent": .int(Int64(percent)),
+                    "layer_num": .int(Int64(layer)),
+                    "total_layer_num": 180,
+                    "mc_remaining_time": .int(Int64(((printSeconds - printed) / 60).rounded(.up))),
+                    "nozzle_temper": 220, "bed_temper": 65, "spd_lvl": 2,
+                ])
             t += 10
             printed += 10
         }
@@ -146,46 +165,79 @@ enum DemoScenarios {
         var lines: [String] = []
         let header: JSONValue = [
             "homeassistant": [
-                "entities": [[
-                    "entity": "input_select.washer_state", "slug": "ha-washer", "name": "Washer",
-                    "startStates": ["washing", "rinsing", "spinning"], "endStates": ["finished", "idle"],
-                    "progress": "sensor.washer_progress",
-                    "remaining": ["entity": "timer.washer", "attribute": "finishes_at"],
-                    "stateLabels": ["washing": "Washing", "rinsing": "Rinsing", "spinning": "Spinning", "finished": "Done"],
-                    "icon": "washer.fill", "color": "cyan",
-                ]]
+                "entities": [
+                    [
+                        "entity": "input_select.washer_state", "slug": "ha-washer", "name": "Washer",
+                        "startStates": ["washing", "rinsing", "spinning"], "endStates": ["finished", "idle"],
+                        "progress": "sensor.washer_progress",
+                        "remaining": ["entity": "timer.washer", "attribute": "finishes_at"],
+                        "stateLabels": [
+                            "washing": "Washing", "rinsing": "Rinsing", "spinning": "Spinning", "finished": "Done",
+                        ],
+                        "icon": "washer.fill", "color": "cyan",
+                    ]
+                ]
             ],
             "start": .number(start),
         ]
         lines.append(JSONWriter.string(header))
         func message(_ t: Double, _ event: JSONValue) {
-            lines.append(JSONWriter.string(["t": .number(t), "dir": "in", "msg": ["type": "event", "id": 2, "event": event]]))
+            lines.append(
+                JSONWriter.string(["t": .number(t), "dir": "in", "msg": ["type": "event", "id": 2, "event": event]]))
         }
-        lines.append(JSONWriter.string([
-            "t": 0.002, "dir": "out",
-            "msg": ["id": 2, "type": "subscribe_entities", "entity_ids": ["input_select.washer_state", "sensor.washer_progress", "timer.washer"]],
-        ]))
-        message(0.004, ["a": [
-            "input_select.washer_state": ["s": "idle", "a": ["friendly_name": "Washer state"], "lc": .number(start)],
-            "sensor.washer_progress": ["s": "0", "a": ["unit_of_measurement": "%", "friendly_name": "Washer progress"], "lc": .number(start)],
-            "timer.washer": ["s": "idle", "a": ["duration": "0:30:00", "friendly_name": "Washer"], "lc": .number(start)],
-        ]])
+        lines.append(
+            JSONWriter.string([
+                "t": 0.002, "dir": "out",
+                "msg": [
+                    "id": 2, "type": "subscribe_entities",
+                    "entity_ids": ["input_select.washer_state", "sensor.washer_progress", "timer.washer"],
+                ],
+            ]))
+        message(
+            0.004,
+            [
+                "a": [
+                    "input_select.washer_state": [
+                        "s": "idle", "a": ["friendly_name": "Washer state"], "lc": .number(start),
+                    ],
+                    "sensor.washer_progress": [
+                        "s": "0", "a": ["unit_of_measurement": "%", "friendly_name": "Washer progress"],
+                        "lc": .number(start),
+                    ],
+                    "timer.washer": [
+                        "s": "idle", "a": ["duration": "0:30:00", "friendly_name": "Washer"], "lc": .number(start),
+                    ],
+                ]
+            ])
         let finishes = start + 5 + 1800
         message(5, ["c": ["input_select.washer_state": ["+": ["s": "washing", "lc": .number(start + 5)]]]])
-        message(5.02, ["c": ["timer.washer": ["+": [
-            "s": "active", "lc": .number(start + 5.02),
-            "a": ["finishes_at": .string(RFC3339.format(finishes)), "remaining": "0:30:00"],
-        ]]]])
+        message(
+            5.02,
+            [
+                "c": [
+                    "timer.washer": [
+                        "+": [
+                            "s": "active", "lc": .number(start + 5.02),
+                            "a": ["finishes_at": .string(RFC3339.format(finishes)), "remaining": "0:30:00"],
+                        ]
+                    ]
+                ]
+            ])
         var t = 65.0
         while t < 1805 {
             let elapsed = t - 5
             let percent = Int((elapsed / 1800 * 100).rounded(.down))
-            message(t, ["c": ["sensor.washer_progress": ["+": ["s": .string(String(percent)), "lc": .number(start + t)]]]])
+            message(
+                t, ["c": ["sensor.washer_progress": ["+": ["s": .string(String(percent)), "lc": .number(start + t)]]]])
             if abs(elapsed - 960) < 30 {
-                message(t + 0.3, ["c": ["input_select.washer_state": ["+": ["s": "rinsing", "lc": .number(start + t + 0.3)]]]])
+                message(
+                    t + 0.3,
+                    ["c": ["input_select.washer_state": ["+": ["s": "rinsing", "lc": .number(start + t + 0.3)]]]])
             }
             if abs(elapsed - 1440) < 30 {
-                message(t + 0.3, ["c": ["input_select.washer_state": ["+": ["s": "spinning", "lc": .number(start + t + 0.3)]]]])
+                message(
+                    t + 0.3,
+                    ["c": ["input_select.washer_state": ["+": ["s": "spinning", "lc": .number(start + t + 0.3)]]]])
             }
             t += 60
         }

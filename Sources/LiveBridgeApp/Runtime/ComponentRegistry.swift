@@ -50,7 +50,9 @@ public struct SinkKind: Sendable {
     /// Reads the entry's keys (calling `finish()`), returns nil after recording problems.
     public var make: @Sendable (ComponentConfig, RuntimeServices) -> (any Sink)?
 
-    public init(type: String, summary: String, make: @escaping @Sendable (ComponentConfig, RuntimeServices) -> (any Sink)?) {
+    public init(
+        type: String, summary: String, make: @escaping @Sendable (ComponentConfig, RuntimeServices) -> (any Sink)?
+    ) {
         self.type = type
         self.summary = summary
         self.make = make
@@ -63,7 +65,9 @@ public struct SourceKind: Sendable {
     public var summary: String
     public var make: @Sendable (ComponentConfig, RuntimeServices) -> SourceInstance?
 
-    public init(type: String, summary: String, make: @escaping @Sendable (ComponentConfig, RuntimeServices) -> SourceInstance?) {
+    public init(
+        type: String, summary: String, make: @escaping @Sendable (ComponentConfig, RuntimeServices) -> SourceInstance?
+    ) {
         self.type = type
         self.summary = summary
         self.make = make

@@ -36,7 +36,8 @@ extension StandardComponents {
             reader.finish()
             guard !host.isEmpty else { return nil }
             let session = MQTTSessionConfiguration(
-                host: host, port: port, clientID: MQTTSessionConfiguration.uniqueClientID(prefix: "livebridge-\(entry.name)"),
+                host: host, port: port,
+                clientID: MQTTSessionConfiguration.uniqueClientID(prefix: "livebridge-\(entry.name)"),
                 username: username, password: password, security: security)
             do {
                 return try MQTTSink(

@@ -98,7 +98,8 @@ public final class ControlRoutes: Sendable {
         }
         metrics.increment("livebridge_webhooks_total", ["source": source, "result": "accepted"])
         inbox.continuation.yield(
-            WebhookEvent(body: request.body, contentType: request.headers.first(name: "Content-Type"), receivedAt: clock.now))
+            WebhookEvent(
+                body: request.body, contentType: request.headers.first(name: "Content-Type"), receivedAt: clock.now))
         return .json(Array(#"{"status":"accepted"}"#.utf8), status: 202)
     }
 
@@ -123,7 +124,9 @@ public final class ControlRoutes: Sendable {
             let update = try ActivityCommand.update(from: json, slug: slug, now: clock.now)
             await emit(update)
             return .json(
-                JSONWriter.bytes(["status": "accepted", "slug": .string(update.slug), "phase": .string("\(update.phase)")]),
+                JSONWriter.bytes([
+                    "status": "accepted", "slug": .string(update.slug), "phase": .string("\(update.phase)"),
+                ]),
                 status: 202)
         } catch {
             return .json(

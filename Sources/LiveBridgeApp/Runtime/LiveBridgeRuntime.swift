@@ -32,7 +32,8 @@ public final class LiveBridgeRuntime: Sendable {
         if let problem = Self.checkDataDirectory(config.dataDir, store: store) {
             // Said at start, not at the first push (an idle bridge would look healthy for hours).
             dataHealth.set(.degraded, "\(problem); state kept in memory only (no resume after a restart) — fix dataDir")
-            logger.error("data directory unusable; state kept in memory", ["dataDir": config.dataDir, "error": problem])
+            logger.error(
+                "data directory unusable; state kept in memory", ["dataDir": config.dataDir, "error": problem])
         } else {
             dataHealth.noteEvent()
         }
@@ -112,7 +113,11 @@ public final class LiveBridgeRuntime: Sendable {
     public func runUntilTerminated() async {
         let task = Task { await self.run() }
         let traps = SignalTrap.cancelOnTermination(task)
-        await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+        await withTaskCancellationHandler {
+            await task.value
+        } onCancel: {
+            task.cancel()
+        }
         withExtendedLifetime(traps) {}  // the signal sources must outlive the wait
     }
 
@@ -123,7 +128,8 @@ public final class LiveBridgeRuntime: Sendable {
         let previews = await StandardComponents.startPreviewPages(of: engine, logger: logger)
         var entries: [Supervisor.Entry] = []
         for (entry, instance, webhooks) in sources {
-            let reporter = services.health.reporter(kind: "source", name: entry.name, type: entry.type, clock: services.clock)
+            let reporter = services.health.reporter(
+                kind: "source", name: entry.name, type: entry.type, clock: services.clock)
             let engine = self.engine
             let metrics = services.metrics
             let name = entry.name

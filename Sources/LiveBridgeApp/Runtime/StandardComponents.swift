@@ -9,7 +9,8 @@ enum StandardComponents {
             SinkKind(type: "pushward", summary: "PushWard Live Activities (generic template)") { entry, services in
                 let reader = entry.reader
                 let url = reader.string("url", default: "https://api.pushward.app")
-                let key = reader.secret("apiKey", required: true, hint: "the PushWard API key, e.g. \"${PUSHWARD_API_KEY}\"")
+                let key = reader.secret(
+                    "apiKey", required: true, hint: "the PushWard API key, e.g. \"${PUSHWARD_API_KEY}\"")
                 let timeout = reader.duration("timeout", default: 15, range: 1...300)
                 let tls = tlsOptions(reader)
                 if !url.hasPrefix("http://") && !url.hasPrefix("https://") {

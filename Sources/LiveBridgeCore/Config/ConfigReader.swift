@@ -158,7 +158,10 @@ public final class ConfigReader: @unchecked Sendable {
             return fallback
         }
         if let range, !range.contains(number) {
-            problem(key, "\(JSONWriter.format(number)) is outside \(JSONWriter.format(range.lowerBound))…\(JSONWriter.format(range.upperBound))")
+            problem(
+                key,
+                "\(JSONWriter.format(number)) is outside \(JSONWriter.format(range.lowerBound))…\(JSONWriter.format(range.upperBound))"
+            )
             return fallback
         }
         return number
@@ -194,7 +197,10 @@ public final class ConfigReader: @unchecked Sendable {
             return fallback
         }
         if let range, !range.contains(seconds) {
-            problem(key, "\(JSONWriter.format(seconds)) s is outside \(JSONWriter.format(range.lowerBound))…\(JSONWriter.format(range.upperBound)) s")
+            problem(
+                key,
+                "\(JSONWriter.format(seconds)) s is outside \(JSONWriter.format(range.lowerBound))…\(JSONWriter.format(range.upperBound)) s"
+            )
             return fallback
         }
         return seconds

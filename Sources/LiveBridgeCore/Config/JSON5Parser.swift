@@ -89,7 +89,8 @@ public struct JSON5Parser {
                 case "Infinity": return .double(.infinity)
                 case "NaN": return .double(.nan)
                 default:
-                    throw fail("unexpected word \"\(word)\"; strings need quotes", at: index - word.unicodeScalars.count)
+                    throw fail(
+                        "unexpected word \"\(word)\"; strings need quotes", at: index - word.unicodeScalars.count)
                 }
             }
             throw fail("unexpected character '\(scalar)'")
@@ -203,7 +204,9 @@ public struct JSON5Parser {
                 text.unicodeScalars.append(try hexScalar(digits: 2))
             case "u":
                 var value = try hexValue(digits: 4)
-                if (0xD800...0xDBFF).contains(value), current == "\\", index + 1 < scalars.count, scalars[index + 1] == "u" {
+                if (0xD800...0xDBFF).contains(value), current == "\\", index + 1 < scalars.count,
+                    scalars[index + 1] == "u"
+                {
                     index += 2
                     let low = try hexValue(digits: 4)
                     guard (0xDC00...0xDFFF).contains(low) else {
@@ -223,8 +226,9 @@ public struct JSON5Parser {
     private mutating func hexValue(digits: Int) throws(JSON5ParseError) -> UInt32 {
         var value: UInt32 = 0
         for _ in 0..<digits {
-            guard let scalar = current, let digit = scalar.properties.numericType != nil || scalar.isASCII
-                ? UInt32(String(scalar), radix: 16) : nil
+            guard let scalar = current,
+                let digit = scalar.properties.numericType != nil || scalar.isASCII
+                    ? UInt32(String(scalar), radix: 16) : nil
             else { throw fail("invalid hex escape") }
             value = value << 4 | digit
             index += 1
@@ -261,8 +265,9 @@ public struct JSON5Parser {
             return .int(sign < 0 ? -value : value)
         }
         var text = ""
-        while let scalar = current, ("0"..."9").contains(scalar) || scalar == "." || scalar == "e" || scalar == "E"
-            || ((scalar == "+" || scalar == "-") && (text.last == "e" || text.last == "E"))
+        while let scalar = current,
+            ("0"..."9").contains(scalar) || scalar == "." || scalar == "e" || scalar == "E"
+                || ((scalar == "+" || scalar == "-") && (text.last == "e" || text.last == "E"))
         {
             text.unicodeScalars.append(scalar)
             index += 1

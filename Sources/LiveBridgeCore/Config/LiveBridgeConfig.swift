@@ -63,10 +63,13 @@ public struct LiveBridgeConfig: Sendable {
 /// Reads and validates a config file: JSON5, `${ENV}` interpolation, paths and did-you-means.
 public enum ConfigLoader {
     /// Loads `path`; throws `ConfigError` with every problem found at the top level.
-    public static func load(path: String, environment: [String: String]? = nil) throws(ConfigError) -> LiveBridgeConfig {
+    public static func load(path: String, environment: [String: String]? = nil) throws(ConfigError) -> LiveBridgeConfig
+    {
         let environment = environment ?? ProcessInfo.processInfo.environment
         guard let data = FileManager.default.contents(atPath: path) else {
-            let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read (check its permissions)" : "does not exist"
+            let reason =
+                FileManager.default.fileExists(atPath: path)
+                ? "cannot be read (check its permissions)" : "does not exist"
             throw ConfigError(problems: [ConfigProblem(path: "", message: "config file \(path) \(reason)")])
         }
         var warnings: [String] = []
@@ -111,14 +114,18 @@ public enum ConfigLoader {
         }
         var economy = EconomySettings()
         if let reader = root.object("economy") {
-            economy.maxDisplayError = reader.double("maxDisplayError", default: economy.maxDisplayError, range: 0.001...0.5)!
+            economy.maxDisplayError = reader.double(
+                "maxDisplayError", default: economy.maxDisplayError, range: 0.001...0.5)!
             economy.monthlyBudget = reader.int("monthlyBudget", default: nil, range: 1...10_000_000)
             economy.endFrames = reader.int("endFrames", default: nil, range: 1...2)
             economy.endDisplay = reader.duration("endDisplay", default: economy.endDisplay, range: 0...300)
-            economy.detailInterval = reader.duration("detailInterval", default: economy.detailInterval, range: 0...86_400)
-            economy.etaToleranceMinimum = reader.duration("etaTolerance", default: economy.etaToleranceMinimum, range: 1...3600)
+            economy.detailInterval = reader.duration(
+                "detailInterval", default: economy.detailInterval, range: 0...86_400)
+            economy.etaToleranceMinimum = reader.duration(
+                "etaTolerance", default: economy.etaToleranceMinimum, range: 1...3600)
             economy.endedTTL = Int(reader.duration("endedTTL", default: Double(economy.endedTTL), range: 1...2_592_000))
-            economy.dismissalTTL = Int(reader.duration("dismissalTTL", default: Double(economy.dismissalTTL), range: 0...14_400))
+            economy.dismissalTTL = Int(
+                reader.duration("dismissalTTL", default: Double(economy.dismissalTTL), range: 0...14_400))
             economy.staticMinimumInterval = reader.duration(
                 "staticMinimumInterval", default: economy.staticMinimumInterval, range: 0...3600)
             economy.staticMaxDisplayError =
@@ -136,13 +143,17 @@ public enum ConfigLoader {
         let endOnShutdown = root.bool("endOnShutdown", default: false)
         let sinks = components(root, key: "sinks")
         let sources = components(root, key: "sources")
-        if root.members["sinks"] == nil { root.problem("sinks", "required: at least one sink (for example type \"pushward\")") }
+        if root.members["sinks"] == nil {
+            root.problem("sinks", "required: at least one sink (for example type \"pushward\")")
+        }
         root.finish()
         for (kind, list) in [("sinks", sinks), ("sources", sources)] {
             var seen: [String: String] = [:]
             for component in list {
                 if let first = seen[component.name] {
-                    problems.add(component.path + ".name", "\"\(component.name)\" is already used by \(first); names must be unique among \(kind)")
+                    problems.add(
+                        component.path + ".name",
+                        "\"\(component.name)\" is already used by \(first); names must be unique among \(kind)")
                 }
                 seen[component.name] = component.path
             }
@@ -165,7 +176,9 @@ public enum ConfigLoader {
     }
 
     static func isValidListen(_ text: String) -> Bool {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]) else { return false }
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]) else {
+            return false
+        }
         return (0...65535).contains(port) && colon > text.startIndex
     }
 
@@ -178,9 +191,10 @@ public enum ConfigLoader {
             guard text.contains("${") else { return value }
             return .string(expand(text, path: path, environment: environment, problems: problems))
         case .array(let elements):
-            return .array(elements.enumerated().map {
-                interpolate($0.element, path: "\(path)[\($0.offset)]", environment: environment, problems: problems)
-            })
+            return .array(
+                elements.enumerated().map {
+                    interpolate($0.element, path: "\(path)[\($0.offset)]", environment: environment, problems: problems)
+                })
         case .object(let members):
             var result: [String: JSONValue] = [:]
             for (key, member) in members {
@@ -193,7 +207,8 @@ public enum ConfigLoader {
         }
     }
 
-    static func expand(_ text: String, path: String, environment: [String: String], problems: ConfigProblems) -> String {
+    static func expand(_ text: String, path: String, environment: [String: String], problems: ConfigProblems) -> String
+    {
         var output = ""
         var rest = Substring(text)
         while let dollar = rest.firstIndex(of: "$") {

@@ -75,7 +75,11 @@ public enum ActivityCommand {
         var phase = ActivityPhase.active
         if members["paused"]?.boolValue == true { phase = .paused }
         if let text = string("phase") {
-            if let parsed = ActivityPhase(text: text) { phase = parsed } else { problems.append("phase: \"\(text)\" is not active, paused or ended") }
+            if let parsed = ActivityPhase(text: text) {
+                phase = parsed
+            } else {
+                problems.append("phase: \"\(text)\" is not active, paused or ended")
+            }
         }
         if members["end"]?.boolValue == true || members["end"]?.stringValue == "true" {
             let outcome = string("outcome").flatMap { ActivityOutcome(rawValue: $0.lowercased()) } ?? .success

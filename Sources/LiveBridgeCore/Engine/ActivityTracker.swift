@@ -333,7 +333,9 @@ public struct ActivityTracker: Sendable {
                     * budget.widening
                 let expected = self.endDate(
                     forFinish: finish, progress: truth.progress ?? anchor.progress, fixed: truth.fixedFinish, at: t)
-                if abs(expected - endDate) > tolerance, trendDisagrees(with: endDate, tolerance: tolerance, truth: truth) {
+                if abs(expected - endDate) > tolerance,
+                    trendDisagrees(with: endDate, tolerance: tolerance, truth: truth)
+                {
                     if etaPersisted(since: t) { return .etaMoved }
                 } else {
                     etaDeviationSince = nil
@@ -422,7 +424,9 @@ public struct ActivityTracker: Sendable {
 
     /// The anchor fields (`progress`, `end_date`, `live_progress`, `remaining_time`) for a push at
     /// `now` from the latest truth, and the anchor the phone will then draw from.
-    private func anchorFields(paused: Bool, at now: Double) -> (fields: [String: JSONValue], anchor: DisplayAnchor, finish: Double?) {
+    private func anchorFields(paused: Bool, at now: Double) -> (
+        fields: [String: JSONValue], anchor: DisplayAnchor, finish: Double?
+    ) {
         let sample = truth ?? TruthSample(progress: 0, time: now, finish: nil, fixedFinish: false)
         let stale = now - sample.time > settings.truthMaximumAge
         let progress = sample.extrapolated(to: now, maximumAge: settings.truthMaximumAge) ?? anchor?.progress ?? 0
@@ -462,7 +466,8 @@ public struct ActivityTracker: Sendable {
             staleTTL = requiredStale.rounded()
             ttls.stale = Int(staleTTL)
         }
-        return record(desired: desired, anchor: newAnchor, kind: .update, state: nil, ttls: ttls, reason: reason, at: now)
+        return record(
+            desired: desired, anchor: newAnchor, kind: .update, state: nil, ttls: ttls, reason: reason, at: now)
     }
 
     /// The frame with its anchor fields recomputed for `now`, when it waited (an outage) and is

@@ -191,7 +191,9 @@ public actor DeliveryQueue {
     private func hasDueWork() -> Bool {
         let now = clock.now
         if let gate = gate(), gate > now { return false }
-        return slugs.contains { slug, state in !state.frames.isEmpty && !inFlight.contains(slug) && state.nextAttempt <= now }
+        return slugs.contains { slug, state in
+            !state.frames.isEmpty && !inFlight.contains(slug) && state.nextAttempt <= now
+        }
     }
 
     /// Delivers every slug whose head is due now (concurrently), handles the results, and
@@ -358,7 +360,8 @@ public actor DeliveryQueue {
                 let wasOpen = breakerOpenUntil != nil
                 breakerOpenUntil = now + breakerCooldown
                 health.set(
-                    .degraded, "\(sink.name): service unavailable (\(error)); circuit open for \(Int(breakerCooldown)) s")
+                    .degraded,
+                    "\(sink.name): service unavailable (\(error)); circuit open for \(Int(breakerCooldown)) s")
                 health.setDetail("breaker", "open")
                 if !wasOpen { logger.warning("circuit breaker open", ["sink": sink.name, "error": error.description]) }
                 breakerCooldown = min(policy.breakerMaximumCooldown, breakerCooldown * 2)
@@ -366,7 +369,10 @@ public actor DeliveryQueue {
                 health.set(.degraded, "\(sink.name): \(error); retrying in \(Int(delay.rounded())) s")
                 logger.warning(
                     "delivery failed, retrying",
-                    ["sink": sink.name, "slug": slug, "error": error.description, "retry_in_s": String(Int(delay.rounded()))])
+                    [
+                        "sink": sink.name, "slug": slug, "error": error.description,
+                        "retry_in_s": String(Int(delay.rounded())),
+                    ])
             }
         case .rateLimited(let retryAfter):
             if outOfAttempts {

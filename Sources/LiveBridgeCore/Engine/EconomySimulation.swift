@@ -141,7 +141,9 @@ public struct EconomySimulation: Sendable {
                 truthNow = current.progress
             } else if truthIndex + 1 < truth.count {
                 let next = truth[truthIndex + 1]
-                truthNow = current.progress + (next.progress - current.progress) * (t - current.time) / (next.time - current.time)
+                truthNow =
+                    current.progress + (next.progress - current.progress) * (t - current.time)
+                    / (next.time - current.time)
             } else {
                 truthNow = current.progress
             }

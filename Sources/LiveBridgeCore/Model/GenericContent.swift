@@ -276,20 +276,30 @@ extension GenericContent {
         for (key, value) in members {
             let fieldPath = path + "." + key
             switch key {
-            case "template": template = try Self.field(value) { v throws(ContentDecodingError) in try v.decodeString(fieldPath) }
-            case "progress": progress = try Self.field(value) { v throws(ContentDecodingError) in try v.decodeDouble(fieldPath) }
-            case "state": state = try Self.field(value) { v throws(ContentDecodingError) in try v.decodeString(fieldPath) }
-            case "icon": icon = try Self.field(value) { v throws(ContentDecodingError) in try v.decodeString(fieldPath) }
+            case "template":
+                template = try Self.field(value) { v throws(ContentDecodingError) in try v.decodeString(fieldPath) }
+            case "progress":
+                progress = try Self.field(value) { v throws(ContentDecodingError) in try v.decodeDouble(fieldPath) }
+            case "state":
+                state = try Self.field(value) { v throws(ContentDecodingError) in try v.decodeString(fieldPath) }
+            case "icon":
+                icon = try Self.field(value) { v throws(ContentDecodingError) in try v.decodeString(fieldPath) }
             case "remaining_time":
                 remainingTime = try Self.field(value) { v throws(ContentDecodingError) in try v.decodeInt(fieldPath) }
-            case "subtitle": subtitle = try Self.field(value) { v throws(ContentDecodingError) in try v.decodeString(fieldPath) }
+            case "subtitle":
+                subtitle = try Self.field(value) { v throws(ContentDecodingError) in try v.decodeString(fieldPath) }
             case "accent_color":
                 accentColor = try Self.field(value) { v throws(ContentDecodingError) in try v.decodeString(fieldPath) }
             case "background_color":
-                backgroundColor = try Self.field(value) { v throws(ContentDecodingError) in try v.decodeString(fieldPath) }
-            case "text_color": textColor = try Self.field(value) { v throws(ContentDecodingError) in try v.decodeString(fieldPath) }
-            case "end_date": endDate = try Self.field(value) { v throws(ContentDecodingError) in try v.decodeInt(fieldPath) }
-            case "start_date": startDate = try Self.field(value) { v throws(ContentDecodingError) in try v.decodeInt(fieldPath) }
+                backgroundColor = try Self.field(value) { v throws(ContentDecodingError) in
+                    try v.decodeString(fieldPath)
+                }
+            case "text_color":
+                textColor = try Self.field(value) { v throws(ContentDecodingError) in try v.decodeString(fieldPath) }
+            case "end_date":
+                endDate = try Self.field(value) { v throws(ContentDecodingError) in try v.decodeInt(fieldPath) }
+            case "start_date":
+                startDate = try Self.field(value) { v throws(ContentDecodingError) in try v.decodeInt(fieldPath) }
             case "live_progress":
                 liveProgress = try Self.field(value) { v throws(ContentDecodingError) in try v.decodeBool(fieldPath) }
             case "duration":
@@ -298,17 +308,24 @@ extension GenericContent {
                     if case .string(let text) = v { return .text(text) }
                     throw ContentDecodingError(path: fieldPath, expected: "seconds or a string like \"1h30m\"")
                 }
-            case "image_url": imageURL = try Self.field(value) { v throws(ContentDecodingError) in try v.decodeString(fieldPath) }
-            case "image_shape": imageShape = try Self.field(value) { v throws(ContentDecodingError) in try v.decodeString(fieldPath) }
+            case "image_url":
+                imageURL = try Self.field(value) { v throws(ContentDecodingError) in try v.decodeString(fieldPath) }
+            case "image_shape":
+                imageShape = try Self.field(value) { v throws(ContentDecodingError) in try v.decodeString(fieldPath) }
             case "image_thumbhash":
-                imageThumbhash = try Self.field(value) { v throws(ContentDecodingError) in try v.decodeString(fieldPath) }
+                imageThumbhash = try Self.field(value) { v throws(ContentDecodingError) in try v.decodeString(fieldPath)
+                }
             case "url": url = try Self.field(value) { v throws(ContentDecodingError) in try v.decodeString(fieldPath) }
             case "secondary_url":
                 secondaryURL = try Self.field(value) { v throws(ContentDecodingError) in try v.decodeString(fieldPath) }
             case "tap_action":
-                tapAction = try Self.field(value) { v throws(ContentDecodingError) in try ActionObject(json: v, path: fieldPath) }
+                tapAction = try Self.field(value) { v throws(ContentDecodingError) in
+                    try ActionObject(json: v, path: fieldPath)
+                }
             case "url_action":
-                urlAction = try Self.field(value) { v throws(ContentDecodingError) in try ActionObject(json: v, path: fieldPath) }
+                urlAction = try Self.field(value) { v throws(ContentDecodingError) in
+                    try ActionObject(json: v, path: fieldPath)
+                }
             case "secondary_url_action":
                 secondaryURLAction = try Self.field(value) { v throws(ContentDecodingError) in
                     try ActionObject(json: v, path: fieldPath)

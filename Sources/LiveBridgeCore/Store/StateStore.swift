@@ -22,7 +22,8 @@ extension StateStore {
         do {
             return try JSONParser.parse(bytes)
         } catch {
-            throw StateStoreError(key: key, message: "stored file is not valid JSON (\(error.message)); it will be rewritten")
+            throw StateStoreError(
+                key: key, message: "stored file is not valid JSON (\(error.message)); it will be rewritten")
         }
     }
 

@@ -57,6 +57,7 @@ public enum RFC3339 {
             let text = String(value)
             return String(repeating: "0", count: max(0, width - text.count)) + text
         }
-        return "\(pad(civil.year, 4))-\(pad(civil.month))-\(pad(civil.day))T\(pad(civil.hour)):\(pad(civil.minute)):\(pad(civil.second))Z"
+        return
+            "\(pad(civil.year, 4))-\(pad(civil.month))-\(pad(civil.day))T\(pad(civil.hour)):\(pad(civil.minute)):\(pad(civil.second))Z"
     }
 }

@@ -1,5 +1,5 @@
-import Synchronization
 import Foundation
+import Synchronization
 
 /// Wall-clock time and sleeping, injected everywhere so tests of hour-long jobs run in
 /// milliseconds.
@@ -148,7 +148,8 @@ public struct CivilTime: Sendable, Equatable {
 
     public init(unixSeconds: Double) {
         let totalMilliseconds = Int64((unixSeconds * 1000).rounded(.down))
-        var days = totalMilliseconds >= 0 ? totalMilliseconds / 86_400_000 : (totalMilliseconds - 86_399_999) / 86_400_000
+        var days =
+            totalMilliseconds >= 0 ? totalMilliseconds / 86_400_000 : (totalMilliseconds - 86_399_999) / 86_400_000
         let dayMilliseconds = totalMilliseconds - days * 86_400_000
         hour = Int(dayMilliseconds / 3_600_000)
         minute = Int(dayMilliseconds / 60_000 % 60)

@@ -26,7 +26,8 @@ public enum PushWardRequests {
         if let stale = frame.ttls.stale { body["stale_ttl"] = .int(Int64(stale)) }
         if let ended = frame.ttls.ended { body["ended_ttl"] = .int(Int64(ended)) }
         if let dismissal = frame.ttls.dismissal { body["dismissal_ttl"] = .int(Int64(dismissal)) }
-        return PushWardRequest(method: "POST", path: "/activities", body: .object(body), contentType: "application/json")
+        return PushWardRequest(
+            method: "POST", path: "/activities", body: .object(body), contentType: "application/json")
     }
 
     /// `PATCH /activities/{slug}` with the frame's merge patch (or its whole content when
@@ -40,7 +41,9 @@ public enum PushWardRequests {
         if fullContent || frame.kind == .seed {
             if body["state"] == nil { body["state"] = "ongoing" }
         }
-        if let priority = frame.priority, frame.kind == .seed { body["priority"] = .int(Int64(min(10, max(0, priority)))) }
+        if let priority = frame.priority, frame.kind == .seed {
+            body["priority"] = .int(Int64(min(10, max(0, priority))))
+        }
         return PushWardRequest(
             method: "PATCH", path: "/activities/" + escapeSlug(frame.slug), body: .object(body),
             contentType: "application/merge-patch+json")

@@ -156,7 +156,8 @@ public enum WebSocketHandshake {
         switch status {
         case 200..<300:
             let what =
-                looksLikeHTML ? "an HTML page" : (contentType.isEmpty ? "a plain HTTP response" : printable(contentType))
+                looksLikeHTML
+                ? "an HTML page" : (contentType.isEmpty ? "a plain HTTP response" : printable(contentType))
             return WebSocketHandshakeError(
                 .notAWebSocketEndpoint, statusCode: status,
                 detail: "not a WebSocket endpoint: the server answered \(statusText) with \(what) "
