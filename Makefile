@@ -24,7 +24,7 @@ release:
 ## The whole suite, as CI runs it.
 # Tests run one at a time: several suites start real servers and helper processes, and on a
 # 2-core machine parallel suites starve each other's socket deadlines.
-test: deps fuzz-smoke
+test: deps lint fuzz-smoke
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --no-parallel
 
@@ -56,6 +56,7 @@ fuzz: deps
 fuzz-smoke: deps
 	SWIFT=$(SWIFT) fuzz/run.sh --fresh --runs 50000
 
+## Style (.swift-format): part of `make test`, so CI fails on a finding.
 lint:
 	$(SWIFT) format lint --strict -r Sources adapters Tests examples
 

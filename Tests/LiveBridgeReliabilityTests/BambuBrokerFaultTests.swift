@@ -68,7 +68,8 @@ struct BambuBrokerFaultTests {
     }
 
     static func run(
-        _ bridge: VirtualBridge, broker: MosquittoBroker, simulator: PrinterSimulator, events: TestInbox<BambuAdapterEvent>,
+        _ bridge: VirtualBridge, broker: MosquittoBroker, simulator: PrinterSimulator,
+        events: TestInbox<BambuAdapterEvent>,
         slug: String
     ) async throws {
         try await events.first(timeout: 15, "the pushall answer", where: isFullReport)
