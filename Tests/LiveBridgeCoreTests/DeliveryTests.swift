@@ -362,6 +362,36 @@ struct EngineTests {
         #expect(state.closedAfter == 3)
     }
 
+    @Test(
+        "endOnShutdown: a running activity is ended with a \"Bridge stopped\" frame before the sink closes",
+        .timeLimit(.minutes(1)))
+    func shutdownEndsActivities() async throws {
+        let clock = VirtualClock(start: 1_781_517_600)
+        let recorder = RecordingSink(clock: clock)
+        let store = MemoryStateStore()
+        let queue = DeliveryQueue(
+            sink: recorder, clock: clock, logger: .disabled, metrics: MetricsRegistry(),
+            health: .detached(clock: clock), jitterSeed: 3)
+        let engine = ActivityEngine(
+            bindings: [
+                .init(sink: recorder, queue: queue, ledger: BudgetLedger(sink: "fake", limit: nil, store: store))
+            ],
+            settings: EconomySettings(), clock: clock, store: store, logger: .disabled, metrics: MetricsRegistry())
+        await engine.start()
+        let job = Trajectory(start: clock.now)
+        await engine.emit(job.update(.active, state: "Downloading", remaining: 3600))
+        #expect(await queue.waitUntilIdle(deadline: .infinity))
+        #expect(recorder.state.withLock { $0.accepted.map(\.frame.kind) } == [.seed])
+        await engine.shutdown(endActivities: true, flushTimeout: 5)
+        let state = recorder.state.withLock { $0 }
+        // The final frame and the end were both waiting: the queue sends them as one request.
+        #expect(state.accepted.map(\.frame.kind) == [.seed, .end])
+        #expect(state.documents["job"]?["state"] == "Bridge stopped")
+        #expect(state.activityStates["job"] == "ended")
+        #expect(state.closedAfter == 2)
+        #expect(state.outOfOrder.isEmpty)
+    }
+
     @Test("a data directory that cannot be written is reported and bridging continues")
     func unwritableStore() async throws {
         struct BrokenStore: StateStore {
