@@ -8,7 +8,9 @@ import Synchronization
 /// every request against the contract (PushWard API reference): the bearer key, content types,
 /// top-level keys, slug and TTL ranges, the merged content (template, progress 0…1, colours,
 /// `live_progress` backed by an `end_date`), explicit `state` for preempted activities, and the
-/// order of frames (each carries `X-LiveBridge-Sequence`, which must increase per activity). A
+/// order of frames (each carries `X-LiveBridge-Sequence`, which must increase per activity; the
+/// same frame again — a retry after a lost answer — is applied again, idempotent as the service's
+/// merge is, and counted in `retriedFrames`). A
 /// violation is answered as the service would (400/415/422) and recorded in `violations`; a test
 /// that used the fake asserts the list is empty.
 ///
@@ -28,6 +30,10 @@ public final class FakePushWardServer: Sendable {
         public var creates = 0
         public var updates = 0
         public var lastSequence: Int?
+        /// The body of the last applied PATCH (to tell a retried frame from a reordered one).
+        public var lastBody: JSONValue?
+        /// PATCHes that repeated the last applied frame exactly.
+        public var retriedFrames = 0
     }
 
     /// One request as received.
@@ -370,6 +376,7 @@ public final class FakePushWardServer: Sendable {
             if case .some(let value) = dismissal.0 { activity.dismissalTTL = value }
             activity.creates += 1
             activity.lastSequence = nil
+            activity.lastBody = nil
             state.activities[slug] = activity
             return existed ? "updated" : "created"
         }
@@ -451,7 +458,8 @@ public final class FakePushWardServer: Sendable {
         }
         let stale = ttl(members["stale_ttl"], name: "stale_ttl", range: 1...2_592_000, path: "PATCH")
         if let message = stale.1 { problems.append(message) }
-        if let previous = activity.lastSequence, let sequence, sequence <= previous {
+        let retried = sequence != nil && sequence == activity.lastSequence && body == activity.lastBody
+        if let previous = activity.lastSequence, let sequence, sequence <= previous, !retried {
             problems.append("frame \(sequence) arrived after frame \(previous) (out of order)")
         }
         if !problems.isEmpty {
@@ -465,6 +473,8 @@ public final class FakePushWardServer: Sendable {
         activity.state = newState
         activity.updates += 1
         if let sequence { activity.lastSequence = sequence }
+        activity.lastBody = body
+        if retried { activity.retriedFrames += 1 }
         if case .some(let value) = stale.0 { activity.staleTTL = value }
         if let priority = members["priority"]?.intValue { activity.priority = priority }
         state.withLock {

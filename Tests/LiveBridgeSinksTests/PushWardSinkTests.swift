@@ -76,6 +76,24 @@ struct PushWardSinkTests {
         #expect(fake.violations.isEmpty, "\(fake.violations)")
     }
 
+    @Test("the strict fake takes a repeated frame as a retry, and a different frame with an old number as out of order")
+    func fakeOrdering() async throws {
+        let fake = try FakePushWardServer(apiKey: key)
+        defer { fake.shutdown() }
+        let sink = makeSink(fake)
+        _ = try await sink.deliver(frame(.seed, sequence: 1, patch: Self.seedContent))
+        let update = frame(.update, sequence: 2, patch: ["progress": 0.5])
+        _ = try await sink.deliver(update)
+        _ = try await sink.deliver(update)  // the answer was lost; the same frame is sent again
+        #expect(fake.violations.isEmpty, "\(fake.violations)")
+        #expect(fake.activity("sabnzbd-home")?.retriedFrames == 1)
+        await #expect(throws: SinkError.self) {
+            _ = try await sink.deliver(frame(.update, sequence: 2, patch: ["progress": 0.4]))
+        }
+        #expect(fake.violations.count == 1 && fake.violations[0].contains("out of order"))
+        #expect(fake.activity("sabnzbd-home")?.content["progress"] == 0.5)
+    }
+
     @Test("a 404 on the ending frame is taken as ended: nothing is recreated")
     func endOfMissingActivity() async throws {
         let fake = try FakePushWardServer(apiKey: key)
