@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// A configured source or sink, before its type-specific keys are read by its factory.
 public struct ComponentConfig: Sendable {
@@ -73,10 +74,8 @@ public enum ConfigLoader {
             throw ConfigError(problems: [ConfigProblem(path: "", message: "config file \(path) \(reason)")])
         }
         var warnings: [String] = []
-        if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-            let permissions = attributes[.posixPermissions] as? NSNumber,
-            permissions.intValue & 0o044 != 0
-        {
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & 0o044 != 0 {
             warnings.append(
                 "config file \(path) is readable by other users and may hold secrets; run: chmod 600 \(path)")
         }

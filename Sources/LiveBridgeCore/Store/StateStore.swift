@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Synchronization
 
 /// A small persisted key/value store in the data directory: tracker state for resume, budget
@@ -56,7 +57,7 @@ public struct FileStateStore: StateStore {
     }
 
     private func path(_ key: String) -> String {
-        (directory as NSString).appendingPathComponent(key)
+        directory.hasSuffix("/") ? directory + key : directory + "/" + key
     }
 
     public func read(_ key: String) throws(StateStoreError) -> [UInt8]? {
@@ -70,13 +71,11 @@ public struct FileStateStore: StateStore {
 
     public func write(_ key: String, _ bytes: [UInt8]) throws(StateStoreError) {
         let file = path(key)
-        let folder = (file as NSString).deletingLastPathComponent
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw StateStoreError(key: key, message: "cannot create \(folder): \(Self.reason(error))")
+        let folder = Self.parent(of: file)
+        if let reason = Self.makeDirectories(folder) {
+            throw StateStoreError(key: key, message: "cannot create \(folder): \(reason)")
         }
-        let temporary = folder + "/." + (file as NSString).lastPathComponent + ".tmp-\(getpid())"
+        let temporary = folder + "/." + String(file.split(separator: "/").last ?? "") + ".tmp-\(getpid())"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw StateStoreError(key: key, message: "cannot write in \(folder): \(String(cString: strerror(errno)))")
@@ -84,7 +83,7 @@ public struct FileStateStore: StateStore {
         var written = 0
         let failure: Int32? = bytes.withUnsafeBytes { buffer -> Int32? in
             while written < buffer.count {
-                let result = Foundation.write(descriptor, buffer.baseAddress! + written, buffer.count - written)
+                let result = Glibc.write(descriptor, buffer.baseAddress! + written, buffer.count - written)
                 if result < 0 {
                     if errno == EINTR { continue }
                     return errno
@@ -112,8 +111,23 @@ public struct FileStateStore: StateStore {
         }
     }
 
-    private static func reason(_ error: any Error) -> String {
-        (error as NSError).localizedDescription
+    /// `mkdir -p`: nil when `path` is a directory afterwards, else why not.
+    static func makeDirectories(_ path: String) -> String? {
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/") {
+            prefix += component
+            if mkdir(prefix, 0o700) != 0 && errno != EEXIST { return String(cString: strerror(errno)) }
+            prefix += "/"
+        }
+        var status = stat()
+        guard stat(path, &status) == 0 else { return String(cString: strerror(errno)) }
+        return status.st_mode & S_IFMT == S_IFDIR ? nil : "not a directory"
+    }
+
+    /// `/a/b/c` → `/a/b`; `c` → `.`; `/c` → `/`.
+    static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 }
 

@@ -140,11 +140,11 @@ public final class MQTTSession: Sendable {
         }
         logger.info(
             "starting MQTT session", ["client": configuration.clientID, "security": "\(configuration.security)"])
-        let thread = Thread { [self] in
-            self.runNetworkLoop(client)
+        // Detached: the loop owns the client and frees it when it ends (`shutdown()` waits for that).
+        guard let thread = HTTPIOThread(name: "lb-mqtt", { [self] in self.runNetworkLoop(client) }) else {
+            fatalError("cannot start the MQTT network thread (thread limit reached)")
         }
-        thread.name = "mqtt \(configuration.endpoint)"
-        thread.start()
+        thread.detach()
     }
 
     /// Publishes a message and waits until libmosquitto wrote it (QoS 0) or the broker

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 public import LiveBridgeCore
 
 /// A client WebSocket connection (RFC 6455) over libcurl: `ws://` and `wss://` with optional
@@ -110,13 +111,15 @@ public final class WebSocketConnection: Sendable {
                     waiter.resume(throwing: CancellationError())
                     return
                 }
-                let thread = Thread {
+                let thread = HTTPIOThread(name: "lb-websocket") {
                     let loop = WebSocketConnectionLoop(
                         core: core, transport: makeTransport(), configuration: configuration, logger: logger)
                     loop.run()
                 }
-                thread.name = "websocket \(endpoint.host):\(endpoint.port)"
-                thread.start()
+                guard let thread else {
+                    fatalError("cannot start the WebSocket connection thread (thread limit reached)")
+                }
+                thread.detach()
             }
         } onCancel: {
             core.abandonConnect()
