@@ -83,7 +83,7 @@ public final class HomeAssistantInstance: Sendable {
             try await instance.launch(timeout: timeout)
             try await instance.harness(["onboard", "--base", instance.url, "--home", directory.path], timeout: timeout)
             let token = try String(contentsOfFile: directory.file("token"), encoding: .utf8)
-                .trimmingCharacters(in: .whitespacesAndNewlines)
+                .trimmingWhitespace()
             Redactor.shared.register(token)
             instance.tokenStorage.withLock { $0 = token }
             try await instance.waitUntilRunning(timeout: timeout)

@@ -118,8 +118,8 @@ extension JSONValue: CustomStringConvertible {
 }
 
 extension String {
-    /// The string without leading and trailing ASCII whitespace (no Foundation needed).
-    func trimmingWhitespace() -> String {
+    /// The string without leading and trailing whitespace and line breaks (no Foundation needed).
+    public func trimmingWhitespace() -> String {
         let scalars = unicodeScalars
         var start = scalars.startIndex
         var end = scalars.endIndex
@@ -128,5 +128,14 @@ extension String {
             end = scalars.index(before: end)
         }
         return String(scalars[start..<end])
+    }
+
+    /// The string without leading and trailing spaces and tabs (HTTP's optional whitespace, which
+    /// a header value keeps inside).
+    public func trimmingHTTPWhitespace() -> String {
+        var text = Substring(self)
+        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
+        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
+        return String(text)
     }
 }

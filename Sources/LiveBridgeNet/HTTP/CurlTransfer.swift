@@ -1,5 +1,6 @@
 import CCurl
 import CLiveBridgeShims
+import LiveBridgeCore
 import Synchronization
 
 /// One request's libcurl state: the easy handle, its header list, error buffer and the response
@@ -267,12 +268,12 @@ final class CurlTransfer: @unchecked Sendable {
         }
         if first == 0x20 || first == 0x09 {
             // Obsolete line folding: append to the previous field's value.
-            headers.extendLastValue(with: String(decoding: line, as: UTF8.self).trimmingOWS())
+            headers.extendLastValue(with: String(decoding: line, as: UTF8.self).trimmingHTTPWhitespace())
             return true
         }
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return true }
         let name = String(decoding: line[..<colon], as: UTF8.self)
-        let value = String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingOWS()
+        let value = String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingHTTPWhitespace()
         headers.add(name: name, value: value)
         return true
     }
@@ -338,17 +339,5 @@ final class CurlTransfer: @unchecked Sendable {
             return make(
                 .network, "the transfer failed", "check the service and the network; the request may be retried")
         }
-    }
-}
-
-extension String {
-    /// Without leading and trailing spaces and tabs (HTTP optional whitespace).
-    fileprivate func trimmingOWS() -> String {
-        let bytes = Array(utf8)
-        var start = 0
-        var end = bytes.count
-        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
-        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
-        return String(decoding: bytes[start..<end], as: UTF8.self)
     }
 }

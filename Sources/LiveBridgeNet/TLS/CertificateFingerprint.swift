@@ -1,4 +1,5 @@
 import COpenSSL
+import LiveBridgeCore
 
 /// The SHA-256 fingerprint of a certificate's DER encoding: what a user pins for a device with a
 /// self-signed certificate.
@@ -29,7 +30,7 @@ public struct CertificateFingerprint: Sendable, Hashable, CustomStringConvertibl
     ///
     /// A leading `sha256 Fingerprint=` or `sha256:` (what tools print) is ignored.
     public init(hex text: String) throws(CertificateFingerprintError) {
-        var body = Substring(text.trimmingASCIIWhitespace())
+        var body = Substring(text.trimmingWhitespace())
         for prefix in ["sha256 fingerprint=", "sha256fingerprint=", "sha256:", "sha256="] {
             if body.lowercased().hasPrefix(prefix) {
                 body = body.dropFirst(prefix.count)
@@ -148,16 +149,5 @@ public struct CertificateFingerprint: Sendable, Hashable, CustomStringConvertibl
             ? ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "A", "B", "C", "D", "E", "F"]
             : ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "a", "b", "c", "d", "e", "f"]
         return String(digits[Int(nibble)])
-    }
-}
-
-extension String {
-    /// The string without leading and trailing spaces, tabs and line breaks (no Foundation needed).
-    fileprivate func trimmingASCIIWhitespace() -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
-            return ""
-        }
-        return String(self[first...last])
     }
 }

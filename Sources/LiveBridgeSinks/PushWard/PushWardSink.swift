@@ -170,7 +170,7 @@ public struct PushWardSink: Sink {
                     .quotaExhausted(until: problem.resetAt), code: problem.code, status: 429,
                     message: "monthly Live Activity quota used up\(reset)")
             }
-            let header = response.headers.first(name: "Retry-After").flatMap { Double($0.trimmingCharacters()) }
+            let header = response.headers.first(name: "Retry-After").flatMap { Double($0.trimmingHTTPWhitespace()) }
             let wait = problem.retryAfter ?? header ?? 60
             return SinkError(
                 .rateLimited(retryAfter: wait), code: problem.code, status: 429, message: "rate limited (\(summary))")
@@ -181,14 +181,5 @@ public struct PushWardSink: Sink {
             return SinkError(
                 .rejected, code: problem.code, status: response.status, message: "refused\(slug): \(summary)")
         }
-    }
-}
-
-extension String {
-    func trimmingCharacters() -> String {
-        var scalars = Substring(self)
-        while let first = scalars.first, first == " " || first == "\t" { scalars = scalars.dropFirst() }
-        while let last = scalars.last, last == " " || last == "\t" { scalars = scalars.dropLast() }
-        return String(scalars)
     }
 }

@@ -371,7 +371,7 @@ public actor StateObjectSink: Sink {
                 message:
                     "not found\(subject): \(summary) — check the sink's paths (a route may differ from the default)")
         case 429:
-            let header = response.headers.first(name: "Retry-After").flatMap { Double($0.trimmingCharacters()) }
+            let header = response.headers.first(name: "Retry-After").flatMap { Double($0.trimmingHTTPWhitespace()) }
             return SinkError(
                 .rateLimited(retryAfter: header ?? 60), code: code, status: 429, message: "rate limited (\(summary))")
         case 500...599:

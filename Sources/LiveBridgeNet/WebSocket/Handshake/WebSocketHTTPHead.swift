@@ -1,3 +1,5 @@
+import LiveBridgeCore
+
 /// The start line and header fields of an HTTP/1.1 message, as exchanged in the WebSocket
 /// opening handshake.
 ///
@@ -39,7 +41,7 @@ public struct WebSocketHTTPHead: Sendable, Hashable {
     public func field(_ name: String, containsToken token: String) -> Bool {
         guard let value = self[name] else { return false }
         return value.split(separator: ",").contains {
-            Self.trimmed($0).lowercased() == token.lowercased()
+            String($0).trimmingHTTPWhitespace().lowercased() == token.lowercased()
         }
     }
 
@@ -66,8 +68,8 @@ public struct WebSocketHTTPHead: Sendable, Hashable {
         var fields: [Field] = []
         for line in lines where !line.isEmpty {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            let name = Self.trimmed(line[..<colon])
-            let value = Self.trimmed(line[line.index(after: colon)...])
+            let name = String(line[..<colon]).trimmingHTTPWhitespace()
+            let value = String(line[line.index(after: colon)...]).trimmingHTTPWhitespace()
             fields.append(Field(name: name, value: value))
         }
         return (WebSocketHTTPHead(startLine: startLine, fields: fields), end)
@@ -81,14 +83,5 @@ public struct WebSocketHTTPHead: Sendable, Hashable {
             return index + 1
         }
         return nil
-    }
-
-    /// `text` without leading and trailing spaces and tabs.
-    private static func trimmed(_ text: some StringProtocol) -> String {
-        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let start = text.firstIndex(where: { !isBlank($0) }),
-            let end = text.lastIndex(where: { !isBlank($0) })
-        else { return "" }
-        return String(text[start...end])
     }
 }

@@ -1,5 +1,6 @@
 import COpenSSL
 import Foundation
+import LiveBridgeCore
 
 /// The opening handshake of RFC 6455 §4: the client's upgrade request, the server's
 /// `101 Switching Protocols`, and the `Sec-WebSocket-Key` / `Sec-WebSocket-Accept` pair that
@@ -187,7 +188,7 @@ public enum WebSocketHandshake {
     /// `: "first words of the body"` for short text bodies, else empty.
     private static func bodySnippet(_ body: [UInt8]) -> String {
         let text = printable(String(decoding: body.prefix(160), as: UTF8.self))
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+            .trimmingWhitespace()
         return text.isEmpty ? "" : ": \"\(text)\""
     }
 

@@ -1,3 +1,5 @@
+import LiveBridgeCore
+
 /// Everything known about one printer: every report merged, key by key.
 ///
 /// P1/A1 printers send only what changed, so a field is never reset because a report lacks it;
@@ -62,7 +64,7 @@ public struct BambuPrinterState: Sendable, Hashable {
         var title: String?
         if let file = fields.gcodeFile, let name = Self.title(fromFile: file) {
             title = name
-        } else if let name = fields.subtaskName?.trimmed, !name.isEmpty {
+        } else if let name = fields.subtaskName?.trimmingWhitespace(), !name.isEmpty {
             title = name
         }
         guard let title else { return nil }
@@ -79,20 +81,10 @@ public struct BambuPrinterState: Sendable, Hashable {
             name = name.dropLast(suffix.count)
             break
         }
-        let title = String(name).trimmed
+        let title = String(name).trimmingWhitespace()
         if title.isEmpty { return nil }
         let lower = title.lowercased()
         if lower.hasPrefix("plate_"), lower.dropFirst(6).allSatisfy(\.isNumber) { return nil }
         return title
-    }
-}
-
-extension String {
-    var trimmed: String {
-        let isSpace: (Character) -> Bool = { $0.isWhitespace }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
-            return ""
-        }
-        return String(self[first...last])
     }
 }

@@ -85,7 +85,7 @@ public enum BambuReplay {
     static func parse(_ lines: [String]) throws(BambuReplayError) -> [Record] {
         var records: [Record] = []
         for (offset, line) in lines.enumerated() {
-            let trimmed = line.trimmed
+            let trimmed = line.trimmingWhitespace()
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             let json: JSONValue
             do {

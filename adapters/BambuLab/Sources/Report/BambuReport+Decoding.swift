@@ -154,16 +154,6 @@ private struct FieldReader {
     }
 }
 
-extension String {
-    fileprivate func trimmingWhitespace() -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
-            return ""
-        }
-        return String(self[first...last])
-    }
-}
-
 /// Text repair for printer payloads.
 enum BambuPayloadText {
     /// The bytes with every byte that is not part of a valid UTF-8 sequence re-encoded as the

@@ -68,7 +68,7 @@ public enum HomeAssistantValueReading {
         case .null:
             return nil
         case .string(let text):
-            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = text.trimmingWhitespace()
             if trimmed.isEmpty || HomeAssistantEntityState.unavailableStates.contains(trimmed) { return nil }
             if let date = timestamp(trimmed) { return .finishesAt(date + absoluteShift) }
             if deviceClass == "timestamp" {

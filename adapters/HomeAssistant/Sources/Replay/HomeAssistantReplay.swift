@@ -48,7 +48,7 @@ public enum HomeAssistantReplay {
         var records: [(line: Int, t: Double, outbound: Bool, message: JSONValue)] = []
         var header: JSONValue?
         for (offset, line) in lines.enumerated() {
-            let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = line.trimmingWhitespace()
             guard !trimmed.isEmpty else { continue }
             let json: JSONValue
             do throws(JSONParseError) {

@@ -48,7 +48,7 @@ public struct SABnzbdClient: Sendable {
     /// SABnzbd's API URL for a configured base URL, given with or without `/api`
     /// (`http://host:8080`, `http://host:8080/sabnzbd/`, `http://host:8080/api`).
     public static func apiURL(from base: String) -> String {
-        var url = base.trimmingCharacters(in: .whitespacesAndNewlines)
+        var url = base.trimmingWhitespace()
         while url.hasSuffix("/") { url.removeLast() }
         return url.hasSuffix("/api") ? url : url + "/api"
     }
@@ -121,7 +121,7 @@ public struct SABnzbdClient: Sendable {
                 .authentication, 401,
                 "HTTP 401 — something in front of SABnzbd wants credentials; put them in \(endpoint.configPath).url "
                     + "(http://user:password@host:port) or reach SABnzbd directly")
-        case 403 where text.localizedCaseInsensitiveContains("API Key") || text.isEmpty:
+        case 403 where text.lowercased().contains("api key") || text.isEmpty:
             throw failure(.authentication, 403, "HTTP 403 \"\(text.isEmpty ? "API Key Required" : text)\" — \(keyHint)")
         case 403:
             throw failure(
@@ -150,7 +150,7 @@ public struct SABnzbdClient: Sendable {
                     "mode=\(mode) answered an HTML page instead of JSON — \(endpoint.configPath).url points at a web "
                         + "page (a login or proxy page?), not SABnzbd's API")
             }
-            if text.localizedCaseInsensitiveContains("API Key") {
+            if text.lowercased().contains("api key") {
                 throw failure(.authentication, response.status, "\"\(text)\" — \(keyHint)")
             }
             throw failure(
@@ -159,7 +159,7 @@ public struct SABnzbdClient: Sendable {
             )
         }
         if json["status"]?.boolValue == false, let message = json["error"]?.stringValue {
-            if message.localizedCaseInsensitiveContains("API Key") {
+            if message.lowercased().contains("api key") {
                 throw failure(.authentication, response.status, "\"\(message)\" — \(keyHint)")
             }
             throw failure(.badAnswer, response.status, "mode=\(mode): SABnzbd says \"\(message)\"")
@@ -174,7 +174,7 @@ public struct SABnzbdClient: Sendable {
     /// The first line of a body, trimmed and cut short, for messages.
     static func excerpt(_ text: String) -> String {
         let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        let trimmed = line.trimmingHTTPWhitespace()
         return trimmed.count > 120 ? String(trimmed.prefix(117)) + "…" : trimmed
     }
 
