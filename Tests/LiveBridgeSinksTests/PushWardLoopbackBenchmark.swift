@@ -31,6 +31,7 @@ struct PushWardLoopbackBenchmark {
             "template": "generic", "progress": 0, "state": "Downloading", "icon": "arrow.down.circle",
         ]
         for index in 0..<100 { _ = try await sink.deliver(frame("bench-\(index)", .seed, sequence: 1, patch: seed)) }
+        let rssBefore = Self.residentMiB()
 
         let sequentialStart = ContinuousClock.now
         for step in 1...1000 {
@@ -38,12 +39,14 @@ struct PushWardLoopbackBenchmark {
             _ = try await sink.deliver(frame("bench-0", .update, sequence: step + 1, patch: patch))
         }
         let sequential = seconds(since: sequentialStart)
+        #expect(fake.activity("bench-0")?.content["progress"] == 1)
 
         let concurrentStart = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<100 {
                 group.addTask {
-                    _ = try await sink.deliver(frame("bench-\(index)", .update, sequence: 2, patch: ["progress": 0.5]))
+                    let update = frame("bench-\(index)", .update, sequence: 1002, patch: ["progress": 0.5])
+                    _ = try await sink.deliver(update)
                 }
             }
             try await group.waitForAll()
@@ -51,15 +54,23 @@ struct PushWardLoopbackBenchmark {
         let concurrent = seconds(since: concurrentStart)
 
         #expect(fake.violations.isEmpty, "\(fake.violations)")
-        #expect(fake.activity("bench-0")?.content["progress"] == 1)
-        #expect((0..<100).allSatisfy { fake.activity("bench-\($0)")?.updates ?? 0 >= 1 })
+        #expect((0..<100).allSatisfy { fake.activity("bench-\($0)")?.content["progress"] == 0.5 })
         var usage = rusage()
         getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
         print(
             "PushWard loopback: 1000 sequential PATCHes in \(String(format: "%.3f", sequential)) s "
                 + "(\(String(format: "%.2f", sequential)) ms each); 100 concurrent PATCHes in "
-                + "\(String(format: "%.3f", concurrent)) s; peak RSS of the test process (client and fake "
-                + "server together) \(String(format: "%.1f", Double(usage.ru_maxrss) / 1024)) MiB")
+                + "\(String(format: "%.3f", concurrent)) s; RSS of the test process (client, fake server and "
+                + "the test runner together) \(String(format: "%.1f", rssBefore)) MiB before, "
+                + "\(String(format: "%.1f", Self.residentMiB())) MiB after, peak "
+                + "\(String(format: "%.1f", Double(usage.ru_maxrss) / 1024)) MiB")
+    }
+
+    /// VmRSS of this process.
+    static func residentMiB() -> Double {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return Double(line.split(separator: " ").dropFirst().first ?? "0").map { $0 / 1024 } ?? 0
     }
 
     func seconds(since start: ContinuousClock.Instant) -> Double {
