@@ -233,9 +233,11 @@ struct DeliveryTests {
 
 @Suite("Engine")
 struct EngineTests {
-    func makeEngine(sink: any Sink, clock: VirtualClock, store: any StateStore = MemoryStateStore()) async
-        -> ActivityEngine
-    {
+    /// An engine around `sink`; tests pump it with `runDue()` unless `drivesItself` (then its own
+    /// timer and queue drivers run, as in `livebridge run`).
+    func makeEngine(
+        sink: any Sink, clock: VirtualClock, store: any StateStore = MemoryStateStore(), drivesItself: Bool = false
+    ) async -> ActivityEngine {
         let metrics = MetricsRegistry()
         let queue = DeliveryQueue(
             sink: sink, clock: clock, logger: .disabled, metrics: metrics, health: .detached(clock: clock),
@@ -245,7 +247,7 @@ struct EngineTests {
                 .init(sink: sink, queue: queue, ledger: BudgetLedger(sink: sink.name, limit: nil, store: store))
             ],
             settings: EconomySettings(), clock: clock, store: store, logger: .disabled, metrics: metrics,
-            drivesItself: false)
+            drivesItself: drivesItself)
         await engine.start()
         return engine
     }
@@ -368,16 +370,8 @@ struct EngineTests {
     func shutdownEndsActivities() async throws {
         let clock = VirtualClock(start: 1_781_517_600)
         let recorder = RecordingSink(clock: clock)
-        let store = MemoryStateStore()
-        let queue = DeliveryQueue(
-            sink: recorder, clock: clock, logger: .disabled, metrics: MetricsRegistry(),
-            health: .detached(clock: clock), jitterSeed: 3)
-        let engine = ActivityEngine(
-            bindings: [
-                .init(sink: recorder, queue: queue, ledger: BudgetLedger(sink: "fake", limit: nil, store: store))
-            ],
-            settings: EconomySettings(), clock: clock, store: store, logger: .disabled, metrics: MetricsRegistry())
-        await engine.start()
+        let engine = await makeEngine(sink: recorder, clock: clock, drivesItself: true)
+        let queue = engine.bindings[0].queue
         let job = Trajectory(start: clock.now)
         await engine.emit(job.update(.active, state: "Downloading", remaining: 3600))
         #expect(await queue.waitUntilIdle(deadline: .infinity))
