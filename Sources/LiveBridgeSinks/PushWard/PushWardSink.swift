@@ -116,24 +116,10 @@ public struct PushWardSink: Sink {
         do {
             response = try await transport.execute(httpRequest(request, sequence: frame.sequence))
         } catch {
-            throw Self.classify(error, baseURL: configuration.baseURL)
+            throw SinkError.transport(error, service: "PushWard", baseURL: configuration.baseURL)
         }
         guard !response.isSuccess else { return }
         throw classify(response, frame: frame)
-    }
-
-    /// Maps a transport error: misconfiguration (TLS, pin, URL) stops the sink; the rest retries.
-    static func classify(_ error: HTTPClientError, baseURL: String) -> SinkError {
-        switch error.code {
-        case .tls, .pinMismatch:
-            return SinkError(
-                .authentication, code: error.code.description, message: "TLS to \(baseURL) failed: \(error.message)")
-        case .invalidURL, .invalidRequest:
-            return SinkError(
-                .authentication, code: error.code.description, message: "invalid PushWard URL: \(error.message)")
-        default:
-            return SinkError(.unavailable, code: error.code.description, message: error.message)
-        }
     }
 
     /// Maps an error answer by its problem `code` (PushWard API reference §9).

@@ -261,7 +261,7 @@ public actor StateObjectSink: Sink {
             do {
                 response = try await transport.execute(httpRequest(request, sequence: frame.sequence))
             } catch {
-                throw Self.classify(error, baseURL: configuration.baseURL)
+                throw SinkError.transport(error, service: "state-object", baseURL: configuration.baseURL)
             }
             if response.isSuccess {
                 let json = try? JSONParser.parse(response.body)
@@ -329,20 +329,6 @@ public actor StateObjectSink: Sink {
             break
         }
         return error
-    }
-
-    /// Maps a transport error: misconfiguration (TLS, pin, URL) stops the sink; the rest retries.
-    static func classify(_ error: HTTPClientError, baseURL: String) -> SinkError {
-        switch error.code {
-        case .tls, .pinMismatch:
-            return SinkError(
-                .authentication, code: error.code.description, message: "TLS to \(baseURL) failed: \(error.message)")
-        case .invalidURL, .invalidRequest:
-            return SinkError(
-                .authentication, code: error.code.description, message: "invalid state-object URL: \(error.message)")
-        default:
-            return SinkError(.unavailable, code: error.code.description, message: error.message)
-        }
     }
 
     /// Maps an error answer (the service's error table, and the reactions the project chose).
