@@ -63,7 +63,6 @@ public final class FakePushWardServer: Sendable {
         var quotaLimit: Int?
         var quotaUsed = 0
         var quotaResetAt: Double = 1_782_864_000
-        var server: HTTPServer?
         var requireFutureEndDate = false
     }
 
@@ -71,7 +70,7 @@ public final class FakePushWardServer: Sendable {
     public let apiKey: String
     private let clock: any TimeSource
     private let state = Mutex(State())
-    private let portStorage = Mutex<UInt16>(0)
+    private let server = RestartableLoopbackServer()
     private let waiters = Mutex<[UInt64: CheckedContinuation<Void, Never>]>([:])
     private let nextWaiter = Mutex<UInt64>(0)
 
@@ -84,36 +83,23 @@ public final class FakePushWardServer: Sendable {
     {
         self.apiKey = apiKey
         self.clock = clock
-        try start(port: port)
+        try server.start(port: port) { [weak self] request in
+            guard let self else { return .dropConnection }
+            return await self.handle(request)
+        }
     }
 
     /// The bound port.
-    public var port: UInt16 { portStorage.withLock { $0 } }
+    public var port: UInt16 { server.port }
 
     /// `http://127.0.0.1:<port>`.
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    private func start(port: UInt16) throws {
-        let server = try HTTPServer(address: "127.0.0.1:\(port)") { [self] request in
-            await self.handle(request)
-        }
-        portStorage.withLock { $0 = server.port }
-        state.withLock { $0.server = server }
-    }
-
     /// Closes the socket: connections are refused until `comeBack()`.
-    public func goDown() {
-        let server = state.withLock { state -> HTTPServer? in
-            defer { state.server = nil }
-            return state.server
-        }
-        server?.shutdown()
-    }
+    public func goDown() { server.goDown() }
 
     /// Listens again on the same port.
-    public func comeBack() throws {
-        try start(port: port)
-    }
+    public func comeBack() throws { try server.comeBack() }
 
     /// Stops the server for good.
     public func shutdown() { goDown() }

@@ -110,7 +110,6 @@ public final class FakeStateObjectServer: Sendable {
         var plan = Plan.paid
         var rules = Rules()
         var nextID = 0
-        var server: HTTPServer?
     }
 
     /// The key requests must carry.
@@ -120,7 +119,7 @@ public final class FakeStateObjectServer: Sendable {
     public let routes: Routes
     private let clock: any TimeSource
     private let state = Mutex(State())
-    private let portStorage = Mutex<UInt16>(0)
+    private let server = RestartableLoopbackServer()
 
     static let enums: [String: Set<String>] = [
         "layout": ["progress", "picture", "versus", "countdown"], "progressStyle": ["segmented", "linear"],
@@ -152,34 +151,23 @@ public final class FakeStateObjectServer: Sendable {
         self.apiKeyHeader = apiKeyHeader
         self.routes = routes
         self.clock = clock
-        try start(port: port)
+        try server.start(port: port) { [weak self] request in
+            guard let self else { return .dropConnection }
+            return await self.handle(request)
+        }
     }
 
     /// The bound port.
-    public var port: UInt16 { portStorage.withLock { $0 } }
+    public var port: UInt16 { server.port }
 
     /// `http://127.0.0.1:<port>`.
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    private func start(port: UInt16) throws {
-        let server = try HTTPServer(address: "127.0.0.1:\(port)") { [self] request in
-            await self.handle(request)
-        }
-        portStorage.withLock { $0 = server.port }
-        state.withLock { $0.server = server }
-    }
-
     /// Closes the socket: connections are refused until `comeBack()`.
-    public func goDown() {
-        let server = state.withLock { state -> HTTPServer? in
-            defer { state.server = nil }
-            return state.server
-        }
-        server?.shutdown()
-    }
+    public func goDown() { server.goDown() }
 
     /// Listens again on the same port.
-    public func comeBack() throws { try start(port: port) }
+    public func comeBack() throws { try server.comeBack() }
 
     /// Stops the server for good.
     public func shutdown() { goDown() }

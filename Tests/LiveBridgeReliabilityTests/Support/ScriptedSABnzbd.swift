@@ -1,5 +1,6 @@
 import LiveBridgeCore
 import LiveBridgeNet
+import LiveBridgeTestSupport
 import Synchronization
 
 /// A fake SABnzbd on a real loopback socket that answers from a `SABnzbdJobScript` at its
@@ -24,7 +25,6 @@ final class ScriptedSABnzbd: Sendable {
         var script: SABnzbdJobScript?
         var silent = false
         var requests: [Request] = []
-        var server: HTTPServer?
         var listeners: [UInt64: AsyncStream<Void>.Continuation] = [:]
         var nextListener: UInt64 = 0
     }
@@ -32,26 +32,20 @@ final class ScriptedSABnzbd: Sendable {
     let apiKey: String
     let clock: any TimeSource
     private let state = Mutex(State())
-    private let boundPort = Mutex<UInt16>(0)
+    private let server = RestartableLoopbackServer()
 
     init(apiKey: String, clock: any TimeSource, script: SABnzbdJobScript? = nil) throws {
         self.apiKey = apiKey
         self.clock = clock
         state.withLock { $0.script = script }
-        try listen(port: 0)
-    }
-
-    private func listen(port: UInt16) throws {
-        let server = try HTTPServer(address: "127.0.0.1:\(port)") { [weak self] request in
+        try server.start { [weak self] request in
             guard let self else { return .dropConnection }
             return await self.handle(request)
         }
-        boundPort.withLock { $0 = server.port }
-        state.withLock { $0.server = server }
     }
 
     /// The port, the same across `goDown()`/`comeBack()`.
-    var port: UInt16 { boundPort.withLock { $0 } }
+    var port: UInt16 { server.port }
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
@@ -71,18 +65,10 @@ final class ScriptedSABnzbd: Sendable {
     func setSilent(_ silent: Bool) { state.withLock { $0.silent = silent } }
 
     /// Stops listening: connections are refused.
-    func goDown() {
-        let server = state.withLock { state -> HTTPServer? in
-            defer { state.server = nil }
-            return state.server
-        }
-        server?.shutdown()
-    }
+    func goDown() { server.goDown() }
 
     /// Listens again on the same port.
-    func comeBack() throws {
-        try listen(port: port)
-    }
+    func comeBack() throws { try server.comeBack() }
 
     /// Stops for good.
     func shutdown() {
