@@ -83,12 +83,23 @@ public struct ActivityUpdate: Sendable, Hashable {
     public var priority: Int?
     /// When the source observed this (Unix seconds); nil means "now".
     public var observedAt: Double?
+    /// When `progress` was true, if earlier than `observedAt` (a Home Assistant sensor's
+    /// `last_changed` when another entity's change brought this update); nil: at `observedAt`.
+    public var progressObservedAt: Double?
+    /// The step the source reports progress in (0.01 for a whole-percent value), nil if fine.
+    public var progressResolution: Double?
+    /// How precisely the source states its remaining time, seconds (60 for whole minutes).
+    public var etaResolution: Double?
 
     public init(
         slug: String, name: String, phase: ActivityPhase, content: GenericContent = GenericContent(),
         details: GenericContent = GenericContent(), progress: Double? = nil, eta: ActivityETA? = nil,
-        priority: Int? = nil, observedAt: Double? = nil
+        priority: Int? = nil, observedAt: Double? = nil, progressObservedAt: Double? = nil,
+        progressResolution: Double? = nil, etaResolution: Double? = nil
     ) {
+        self.progressObservedAt = progressObservedAt
+        self.progressResolution = progressResolution
+        self.etaResolution = etaResolution
         self.slug = slug
         self.name = name
         self.phase = phase

@@ -19,6 +19,8 @@ extension ActivityTracker {
         if let truth {
             var truthObject: [String: JSONValue] = ["time": .number(truth.time), "fixed": .bool(truth.fixedFinish)]
             if let progress = truth.progress { truthObject["progress"] = .number(progress) }
+            if truth.progressTime != truth.time { truthObject["progressTime"] = .number(truth.progressTime) }
+            if truth.resolution > 0 { truthObject["resolution"] = .number(truth.resolution) }
             if let finish = truth.finish { truthObject["finish"] = .number(finish) }
             object["truth"] = .object(truthObject)
         }
@@ -51,8 +53,10 @@ extension ActivityTracker {
         var truth: TruthSample?
         if let object = snapshot["truth"], let time = object["time"]?.doubleValue {
             truth = TruthSample(
-                progress: object["progress"]?.doubleValue, time: time, finish: object["finish"]?.doubleValue,
-                fixedFinish: object["fixed"]?.boolValue ?? false)
+                progress: object["progress"]?.doubleValue, time: time,
+                progressTime: object["progressTime"]?.doubleValue,
+                finish: object["finish"]?.doubleValue, fixedFinish: object["fixed"]?.boolValue ?? false,
+                resolution: object["resolution"]?.doubleValue ?? 0)
         }
         restore(
             lifecycle: lifecycle, stored: snapshot["stored"] ?? .object([:]),

@@ -1,45 +1,6 @@
-/// Budget state the tracker takes into account when deciding whether a push is worth it.
-public struct BudgetPressure: Sendable, Hashable {
-    /// ε and the ETA tolerance are multiplied by this (1 = no pressure).
-    public var widening: Double
-    /// The month's budget is spent: only starts and ends go out.
-    public var exhausted: Bool
-
-    public init(widening: Double = 1, exhausted: Bool = false) {
-        self.widening = widening
-        self.exhausted = exhausted
-    }
-
-    /// No budget configured.
-    public static let none = BudgetPressure()
-}
-
-/// One observation of the truth, kept to extrapolate and to estimate the display error.
-public struct TruthSample: Sendable, Hashable, Codable {
-    public var progress: Double?
-    public var time: Double
-    /// Absolute finish time, when known.
-    public var finish: Double?
-    /// True when `finish` is a fixed timestamp from the source.
-    public var fixedFinish: Bool
-
-    public init(progress: Double?, time: Double, finish: Double?, fixedFinish: Bool) {
-        self.progress = progress
-        self.time = time
-        self.finish = finish
-        self.fixedFinish = fixedFinish
-    }
-
-    /// The progress expected at `t`, assuming the job keeps to its finish estimate.
-    func extrapolated(to t: Double, maximumAge: Double) -> Double? {
-        guard let progress else { return nil }
-        guard t > time, t - time <= maximumAge, let finish, finish > t else { return progress }
-        return min(1, progress + (1 - progress) * (t - time) / (finish - time))
-    }
-}
-
-/// The life of one activity on one sink: create → seed → updates → two-phase end, and the push
-/// economy that decides which observations are worth a push.
+/// The life of one activity on one sink: create → seed → updates → two-phase end, with the push
+/// economy (`EconomyPolicy`) deciding which observations are worth a push and coalescing the
+/// frames of one event into one request.
 ///
 /// A value type with no I/O and no clock: every method takes the time, and returns the frames to
 /// deliver. The owner performs them (async-http-client's state-machine shape), which is what lets
@@ -72,7 +33,15 @@ public struct ActivityTracker: Sendable {
     public private(set) var lastPushAt: Double?
     /// The latest truth.
     public private(set) var truth: TruthSample?
-    private var previousTruth: TruthSample?
+    /// What the policy remembers about this job (its pace, the ETA hysteresis).
+    private var memory = EconomyPolicy.Memory()
+    /// A frame decided but held for the coalescing window, and when it leaves.
+    private var held: ActivityFrame?
+    private var heldUntil: Double?
+    /// When the last frame left (for the coalescing window).
+    private var lastReleaseAt: Double?
+    /// The latest observation's volatile details (without the template).
+    private var latestDetails: JSONValue = .object([:])
     private var lastStable: JSONValue = .object([:])
     private var lastPhaseKind = "none"
     private var lastDetailsAt: Double?
@@ -80,7 +49,6 @@ public struct ActivityTracker: Sendable {
     private var staleTTL: Double = 0
     private var suppressedDeadline: Double?
     private var needsResync = false
-    private var etaDeviationSince: Double?
     /// The monthly budget allows only starts and ends right now (set by `handle`/`tick`).
     private var spendingFrozen = false
     /// Whether this job's bar has glided yet (a live anchor was pushed since the seed).
@@ -118,10 +86,22 @@ public struct ActivityTracker: Sendable {
         var fixed = false
         if case .finishesAt = update.eta { fixed = true }
         let progress = update.progress.map { $0.isFinite ? min(1, max(0, $0)) : 0 }
-        if let current = truth, current.time < t { previousTruth = current }
-        truth = TruthSample(progress: progress ?? truth?.progress, time: t, finish: finish, fixedFinish: fixed)
+        // A progress carries the time it was true; an observation without one keeps the last
+        // value with its own (older) time, never restamped as the truth now.
+        let progressTime = progress != nil ? min(t, update.progressObservedAt ?? t) : (truth?.progressTime ?? t)
+        truth = TruthSample(
+            progress: progress ?? truth?.progress, time: t, progressTime: progressTime, finish: finish,
+            fixedFinish: fixed, resolution: update.progressResolution ?? truth?.resolution ?? 0,
+            finishResolution: update.etaResolution ?? 0)
+        if lifecycle == .idle || lifecycle == .ended { memory = EconomyPolicy.Memory() }
+        if progress != nil, let truth {
+            policy.observe(truth, paused: update.phase == .paused, startedAt: startedAt ?? t, memory: &memory)
+        }
         let stable = Self.stableContent(update.content)
         let phaseKind = Self.phaseKind(update.phase)
+        var details = Self.stableContent(update.details)
+        details["template"] = nil
+        latestDetails = details
 
         switch update.phase {
         case .ended(let outcome):
@@ -129,61 +109,119 @@ public struct ActivityTracker: Sendable {
             case .idle, .ended, .ending:
                 return []
             case .running:
-                return end(update, outcome: outcome, stable: stable, at: now)
+                return end(update, outcome: outcome, stable: stable, at: now).flatMap { coalesce($0, at: now) }
             }
         case .active, .paused:
             switch lifecycle {
             case .idle, .ended:
-                return [start(update, stable: stable, phaseKind: phaseKind, at: now)]
+                return coalesce(start(update, stable: stable, phaseKind: phaseKind, at: now), at: now)
             case .ending:
                 lifecycle = .running
                 endDue = nil
-                return [push(update, stable: stable, phaseKind: phaseKind, reason: .restart, at: now)]
+                return coalesce(push(update, stable: stable, phaseKind: phaseKind, reason: .restart, at: now), at: now)
             case .running:
                 guard let reason = pushReason(update, stable: stable, phaseKind: phaseKind, at: now, budget: budget)
                 else { return [] }
-                return [push(update, stable: stable, phaseKind: phaseKind, reason: reason, at: now)]
+                return coalesce(push(update, stable: stable, phaseKind: phaseKind, reason: reason, at: now), at: now)
             }
         }
     }
 
     /// When `tick` next has something to do (Unix seconds), or nil.
     public var nextDeadline: Double? {
+        var deadline: Double?
         switch lifecycle {
         case .ending:
-            return endDue
+            deadline = endDue
         case .running:
-            var deadline = heartbeatDue
+            deadline = heartbeatDue
             if let anchorDeadline { deadline = min(deadline ?? .infinity, anchorDeadline) }
-            return deadline
         case .idle, .ended:
-            return nil
+            break
         }
+        if let heldUntil { deadline = min(deadline ?? .infinity, heldUntil) }
+        return deadline
     }
 
     /// Performs what is due at `now`: the `ended` half of a two-phase end, a re-anchor before
     /// `end_date` passes while the job still runs, or a heartbeat before `stale_ttl` expires.
     public mutating func tick(at now: Double, budget: BudgetPressure = .none) -> [ActivityFrame] {
         spendingFrozen = budget.exhausted
+        var released: [ActivityFrame] = []
+        if let heldUntil, now >= heldUntil, let frame = held {
+            released.append(release(frame, at: now))
+        }
         switch lifecycle {
         case .ending:
-            guard let endDue, now >= endDue else { return [] }
-            return [finishEnd(at: now)]
+            guard let endDue, now >= endDue else { return released }
+            return released + coalesce(finishEnd(at: now), at: now)
         case .running:
             if let deadline = anchorDeadline, now >= deadline {
                 if budget.exhausted {
                     suppressedDeadline = anchor?.endDate
-                    return []
+                    return released
                 }
-                return [repush(reason: .deadline, at: now)]
+                return released + coalesce(repush(reason: .deadline, at: now), at: now)
             }
             if let due = heartbeatDue, now >= due {
-                return [repush(reason: .heartbeat, at: now)]
+                return released + coalesce(repush(reason: .heartbeat, at: now), at: now)
             }
-            return []
+            return released
         case .idle, .ended:
-            return []
+            return released
         }
+    }
+
+    // MARK: - Coalescing
+
+    /// One event, one push: an update waits `coalesceWindow` for what follows it (the progress a
+    /// few ms after a card text), and any frame decided within the window after the last one that
+    /// left waits for the window to pass; frames waiting together leave as one request.
+    private mutating func coalesce(_ frame: ActivityFrame, at now: Double) -> [ActivityFrame] {
+        let window = settings.coalesceWindow
+        guard window > 0 else {
+            lastReleaseAt = now
+            return [frame]
+        }
+        if let waiting = held {
+            if let merged = waiting.merging(frame) {
+                held = merged
+                return []
+            }
+            // Frames one request cannot carry (a seed, then its end): the waiting one leaves now.
+            held = frame
+            heldUntil = now + window
+            return [release(waiting, at: now)]
+        }
+        let earliest = (lastReleaseAt ?? -.infinity) + window
+        let waitsForMore = frame.kind == .update
+        if now >= earliest && !waitsForMore {
+            lastReleaseAt = now
+            return [frame]
+        }
+        held = frame
+        heldUntil = max(earliest, waitsForMore ? now + window : now)
+        return []
+    }
+
+    /// The held frame as it leaves at `now`: its anchor recomputed for the moment it leaves
+    /// when it is still this tracker's latest word.
+    private mutating func release(_ frame: ActivityFrame, at now: Double) -> ActivityFrame {
+        held = nil
+        heldUntil = nil
+        lastReleaseAt = now
+        var copy = refreshed(frame, at: now) ?? frame
+        copy.time = now
+        // The volatile details as the latest observation has them: a number on the card is true
+        // when its push goes out.
+        if copy.kind != .end, lifecycle == .running || lifecycle == .ending {
+            for (key, value) in latestDetails.objectValue ?? [:] where stored[key] != value {
+                copy.patch[key] = value
+                copy.content[key] = value
+                stored[key] = value
+            }
+        }
+        return copy
     }
 
     // MARK: - Delivery feedback
@@ -208,169 +246,33 @@ public struct ActivityTracker: Sendable {
 
     // MARK: - Decisions
 
+    /// The push policy for this tracker's sink and settings.
+    var policy: EconomyPolicy { EconomyPolicy(settings: settings, model: model) }
+
     /// When the glide must be re-anchored because `end_date` is about to pass with the job running.
     private var anchorDeadline: Double? {
-        guard lastPhaseKind == "active", let anchor, anchor.isGliding(at: anchor.time, model: model),
-            let endDate = anchor.endDate, suppressedDeadline != endDate
-        else { return nil }
-        if let truth, truth.fixedFinish, truth.finish?.rounded() == endDate {
-            return endDate + settings.fixedFinishGrace
-        }
-        return endDate - settings.deadlineLead
+        policy.anchorDeadline(anchor, truth: truth, phase: lastPhaseKind, suppressed: suppressedDeadline)
     }
 
-    /// Seconds since the activity started (the seed), 0 before.
-    func jobAge(at t: Double) -> Double { max(0, t - (startedAt ?? t)) }
-
-    /// The shortest remaining time worth a glide: `liveMinimumWindow`, shorter for short jobs (a
-    /// fifth of the job so far, at least two re-anchor leads), so a one-minute download does not
-    /// stand still for its last third.
-    func liveWindow(at t: Double) -> Double {
-        min(settings.liveMinimumWindow, max(2 * settings.deadlineLead, 0.2 * jobAge(at: t)))
-    }
-
-    /// The `end_date` pushed for a finish estimate: padded slightly (see `finishPad`) unless the
-    /// finish is a fixed timestamp.
-    func endDate(forFinish finish: Double, progress: Double, fixed: Bool, at now: Double) -> Double {
-        guard !fixed else { return finish.rounded() }
-        let window = max(0, finish - now)
-        if spendingFrozen {
-            // No re-anchor can be afforded before the month resets: aim late enough that a job
-            // running a little behind its estimate still ends before the bar would fall back.
-            return (finish + 0.15 * window).rounded()
-        }
-        let allowed = 0.3 * settings.maxDisplayError * window / max(0.01, 1 - progress)
-        return (finish + min(settings.finishPad, allowed)).rounded()
-    }
-
-    private var heartbeatDue: Double? {
-        guard let lastPushAt, staleTTL > 0 else { return nil }
-        let margin = max(300, staleTTL * 0.05)
-        return lastPushAt + max(staleTTL - margin, staleTTL / 2)
-    }
+    private var heartbeatDue: Double? { policy.heartbeatDue(lastPushAt: lastPushAt, staleTTL: staleTTL) }
 
     private mutating func pushReason(
         _ update: ActivityUpdate, stable: JSONValue, phaseKind: String, at now: Double, budget: BudgetPressure
     ) -> PushReason? {
-        if needsResync { return .resync }
-        // The first glide of a job belongs to its start: a job seeded before its source knew a
-        // finish time would otherwise stand at its first progress for its whole life when the
-        // budget leaves room for nothing but starts and ends.
-        if !hasGlided, model == .interpolating, phaseKind == "active", let truth, let finish = truth.finish,
-            truth.progress.map({ $0 < 1 }) ?? true, finish - truth.time >= max(60, 3 * liveWindow(at: truth.time))
-        {
+        guard let truth else { return .resync }
+        let situation = EconomyPolicy.Situation(
+            truth: truth, anchor: anchor, phase: phaseKind, pushedPhase: lastPhaseKind,
+            cardChanged: stable != lastStable,
+            carriesProgress: update.progress != nil, hasGlided: hasGlided, needsResync: needsResync,
+            lastPushAt: lastPushAt, startedAt: startedAt, heartbeatDue: heartbeatDue, anchorDeadline: anchorDeadline,
+            pushedRemaining: stored["remaining_time"]?.doubleValue, now: now)
+        guard let decision = policy.decide(situation, budget: budget, frozen: spendingFrozen, memory: &memory)
+        else { return nil }
+        if decision.firstGlide {
             hasGlided = true  // one attempt per job, whatever the anchor turns out to be
             firstGlidePending = true
-            if budget.exhausted { return .start }
-            return phaseKind != lastPhaseKind || stable != lastStable ? .structural : .etaMoved
         }
-        if phaseKind != lastPhaseKind {
-            return budget.exhausted ? nil : .structural
-        }
-        if stable != lastStable {
-            // A new card text within the same phase (a washer going from "Washing" to "Rinsing"):
-            // under budget pressure it waits for a push that happens anyway.
-            if budget.exhausted || budget.widening >= settings.labelDeferralWidening { return nil }
-            return .structural
-        }
-        if budget.exhausted { return nil }
-        guard let truth, let anchor else { return .resync }
-        let t = truth.time
-        let epsilon = (model == .static ? settings.staticMaxDisplayError : settings.maxDisplayError) * budget.widening
-        if let due = heartbeatDue, now >= due { return .heartbeat }
-        let sinceLastPush = now - (lastPushAt ?? 0)
-        let staticSpacingOK = model == .interpolating || sinceLastPush >= settings.staticMinimumInterval
-
-        if phaseKind == "paused" {
-            if let p = truth.progress, abs(anchor.progress - p) > epsilon, staticSpacingOK { return .displayError }
-            return nil
-        }
-
-        // Countdown-capable static display of a fixed finish: the device ticks the clock itself.
-        let countdownOnly = model == .static && truth.fixedFinish && update.progress == nil
-
-        if let p = truth.progress, !countdownOnly {
-            let shownNow = anchor.shown(at: t, model: model)
-            let errorNow = abs(shownNow - p)
-            if errorNow > epsilon, staticSpacingOK { return .displayError }
-            if errorNow > epsilon / 2, let previous = previousTruth, let previousProgress = previous.progress,
-                t > previous.time
-            {
-                let interval = min(t - previous.time, 30)
-                let rate = (p - previousProgress) / (t - previous.time)
-                let predicted = abs(anchor.shown(at: t + interval, model: model) - min(1, p + rate * interval))
-                if predicted > epsilon, staticSpacingOK { return .displayError }
-            }
-        }
-
-        guard model == .interpolating else {
-            // Static: the remaining-time label does not tick on the device.
-            if !countdownOnly, let finish = truth.finish, let pushed = stored["remaining_time"]?.doubleValue {
-                let trueRemaining = max(0, finish - t)
-                let pushedMinutes = (pushed / 60).rounded(.up)
-                let trueMinutes = (trueRemaining / 60).rounded(.up)
-                let tolerance =
-                    max(settings.staticETAToleranceMinimum, settings.staticETAToleranceFraction * trueRemaining)
-                    * budget.widening
-                if pushedMinutes != trueMinutes, abs(pushed - trueRemaining) > tolerance {
-                    if etaPersisted(since: t), staticSpacingOK { return .etaMoved }
-                } else {
-                    etaDeviationSince = nil
-                }
-            } else if !countdownOnly, truth.finish != nil, stored["remaining_time"] == nil, staticSpacingOK {
-                return .etaMoved
-            }
-            return nil
-        }
-
-        let gliding = anchor.isGliding(at: t, model: model)
-        if let deadline = anchorDeadline, now >= deadline { return .deadline }
-        if let finish = truth.finish, truth.progress.map({ $0 < 1 }) ?? true {
-            let remaining = finish - t
-            if gliding, let endDate = anchor.endDate {
-                let tolerance =
-                    max(settings.etaToleranceMinimum, settings.etaToleranceFraction * max(0, remaining))
-                    * budget.widening
-                let expected = self.endDate(
-                    forFinish: finish, progress: truth.progress ?? anchor.progress, fixed: truth.fixedFinish, at: t)
-                if abs(expected - endDate) > tolerance,
-                    trendDisagrees(with: endDate, tolerance: tolerance, truth: truth)
-                {
-                    if etaPersisted(since: t) { return .etaMoved }
-                } else {
-                    etaDeviationSince = nil
-                }
-            } else if !gliding, remaining >= max(3 * liveWindow(at: t), min(60, 0.3 * jobAge(at: t))) {
-                // An estimate appeared (or came back): start gliding instead of standing still.
-                return .etaMoved
-            }
-        }
-        return nil
-    }
-
-    /// Whether the progress the job actually made since the last push also says the pushed
-    /// `end_date` is off. A source's own estimate wanders with its speed readings; when the bar is
-    /// moving at the pace the pushed `end_date` implies, the countdown on the phone is right and a
-    /// push for the wandering estimate would be spent for nothing. A fixed finish (a timer) is
-    /// exact, so it needs no second opinion, and neither does a source without a progress value.
-    private func trendDisagrees(with endDate: Double, tolerance: Double, truth: TruthSample) -> Bool {
-        guard !truth.fixedFinish, let anchor, let progress = truth.progress else { return true }
-        let elapsed = truth.time - anchor.time
-        // Too soon after the push to judge a pace: trust the source unless it moved a lot.
-        guard elapsed >= settings.etaTrendMinimum else { return true }
-        let advanced = progress - anchor.progress
-        guard advanced > 0 else { return true }
-        let trendFinish = truth.time + (1 - progress) * elapsed / advanced
-        return abs(self.endDate(forFinish: trendFinish, progress: progress, fixed: false, at: truth.time) - endDate)
-            > tolerance
-    }
-
-    /// True once an ETA deviation first seen at or before `t` has lasted `etaPersistence`: a
-    /// source's estimate jitters, and a push for a blip would be spent for nothing.
-    private mutating func etaPersisted(since t: Double) -> Bool {
-        let since = etaDeviationSince ?? t
-        etaDeviationSince = since
-        return t - since >= settings.etaPersistence
+        return decision.reason
     }
 
     // MARK: - Frames
@@ -427,29 +329,16 @@ public struct ActivityTracker: Sendable {
     private func anchorFields(paused: Bool, at now: Double) -> (
         fields: [String: JSONValue], anchor: DisplayAnchor, finish: Double?
     ) {
-        let sample = truth ?? TruthSample(progress: 0, time: now, finish: nil, fixedFinish: false)
-        let stale = now - sample.time > settings.truthMaximumAge
-        let progress = sample.extrapolated(to: now, maximumAge: settings.truthMaximumAge) ?? anchor?.progress ?? 0
-        let finish = stale && !sample.fixedFinish ? nil : sample.finish
-        var fields: [String: JSONValue] = ["progress": .number(Self.round(progress))]
-        var newAnchor = DisplayAnchor(progress: progress, time: now, endDate: nil, live: false)
-        if !paused, let finish {
-            let endDate = self.endDate(forFinish: finish, progress: progress, fixed: sample.fixedFinish, at: now)
-            let remaining = finish - now
-            switch model {
-            case .interpolating:
-                if remaining >= liveWindow(at: now), progress < 1 {
-                    fields["end_date"] = .int(Int64(endDate))
-                    fields["live_progress"] = .bool(true)
-                    newAnchor = DisplayAnchor(progress: progress, time: now, endDate: endDate, live: true)
-                }
-            case .static:
-                fields["end_date"] = .int(Int64(finish.rounded()))
-                fields["remaining_time"] = .int(Int64(max(0, remaining).rounded()))
-                newAnchor = DisplayAnchor(progress: progress, time: now, endDate: finish.rounded(), live: false)
-            }
+        let plan = policy.plan(
+            truth, memory: memory, paused: paused, startedAt: startedAt, frozen: spendingFrozen,
+            fallbackProgress: anchor?.progress, at: now)
+        var fields: [String: JSONValue] = ["progress": .number(Self.round(plan.progress))]
+        if let endDate = plan.endDate {
+            fields["end_date"] = .int(Int64(endDate))
+            if plan.live { fields["live_progress"] = .bool(true) }
         }
-        return (fields, newAnchor, finish)
+        if let remaining = plan.remaining { fields["remaining_time"] = .int(Int64(remaining)) }
+        return (fields, plan.anchor, plan.finish)
     }
 
     private mutating func emitFrame(desired base: JSONValue, paused: Bool, reason: PushReason, at now: Double)
@@ -458,9 +347,7 @@ public struct ActivityTracker: Sendable {
         var desired = base
         let (fields, newAnchor, finish) = anchorFields(paused: paused, at: now)
         for (key, value) in fields { desired[key] = value }
-        let requiredStale = Self.clamp(
-            finish.map { 2 * max(0, $0 - now) + 1800 } ?? settings.staleTTLUnknown,
-            settings.staleTTLMinimum, settings.staleTTLMaximum)
+        let requiredStale = policy.requiredStaleTTL(finish: finish, at: now)
         var ttls = ActivityTTLs()
         if requiredStale > staleTTL || reason == .start {
             staleTTL = requiredStale.rounded()
@@ -582,7 +469,7 @@ public struct ActivityTracker: Sendable {
         firstGlidePending = false
         lastPushAt = now
         suppressedDeadline = nil
-        etaDeviationSince = nil
+        policy.pushed(memory: &memory)
         sequence += 1
         var frame = ActivityFrame(
             slug: slug, name: name, kind: kind, activityState: state ?? (kind == .update ? "ongoing" : nil),

@@ -96,7 +96,12 @@ public struct EconomySimulation: Sendable {
             trackers[update.slug] = tracker
             record(frames, slug: update.slug, time: time, tracker: tracker)
             if let progress = update.progress {
-                truthSamples[update.slug, default: []].append((time, min(1, max(0, progress))))
+                // A progress is true at its own time; the same value travelling with a later
+                // update adds nothing.
+                let progressTime = min(time, update.progressObservedAt ?? time)
+                if progressTime > truthSamples[update.slug]?.last?.time ?? -.infinity {
+                    truthSamples[update.slug, default: []].append((progressTime, min(1, max(0, progress))))
+                }
             } else if case .ended(.success) = update.phase {
                 truthSamples[update.slug, default: []].append((time, 1))
             }

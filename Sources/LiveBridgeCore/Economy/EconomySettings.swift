@@ -1,18 +1,23 @@
-/// The push economy's knobs (`economy` in the config).
+/// The push economy's knobs (`economy` in the config): every threshold `EconomyPolicy` uses is a
+/// field here, with the reason it exists.
 public struct EconomySettings: Sendable, Hashable {
     /// ε: the largest difference between the bar on the phone and the truth before a push.
     public var maxDisplayError: Double = 0.03
-    /// An ETA moving by more than max(this, `etaToleranceFraction` × remaining) is pushed.
+    /// An ETA moving by more than max(this, `etaToleranceFraction` × remaining) is pushed (a
+    /// countdown a quarter off is a countdown a person notices; closer ones only when the bar
+    /// itself would drift past ε before the finish).
     public var etaToleranceMinimum: Double = 60
     /// See `etaToleranceMinimum`.
-    public var etaToleranceFraction: Double = 0.10
+    public var etaToleranceFraction: Double = 0.25
     /// Seconds between the final `ongoing` frame and `state: ended` in a two-phase end.
     public var endDisplay: Double = 4
     /// 2 = final frame then `ended` after `endDisplay`; 1 = one request (final content with
     /// `state: ended`). Nil = automatic: 1 when a monthly budget is set, else 2.
     public var endFrames: Int?
-    /// Volatile details (speed, temperatures) are refreshed on a push at most this often.
-    public var detailInterval: Double = 600
+    /// Volatile details (speed, temperatures, the layer) are refreshed on a push at most this
+    /// often. 0 (the default): on every push, so a number on the card is true when its push goes
+    /// out; riding along costs nothing.
+    public var detailInterval: Double = 0
     /// Updates allowed per calendar month (UTC) per sink; nil = unlimited.
     public var monthlyBudget: Int?
     /// Lower bound of the `stale_ttl` derived from the ETA.
@@ -34,7 +39,7 @@ public struct EconomySettings: Sendable, Hashable {
     /// `end_date` is set this much after the estimated finish (at most, and never more than keeps
     /// the glide within 0.3 ε of the truth), so a job finishing on time ends before the bar
     /// would fall back and no re-anchor is needed.
-    public var finishPad: Double = 10
+    public var finishPad: Double = 120
     /// Glide only when the finish is at least this far ahead; shorter tails stand still.
     public var liveMinimumWindow: Double = 20
     /// A fixed finish time (a timer) is pushed unchanged; if the job still runs this long after
@@ -57,6 +62,45 @@ public struct EconomySettings: Sendable, Hashable {
     public var staticETAToleranceMinimum: Double = 120
     /// See `staticETAToleranceMinimum`.
     public var staticETAToleranceFraction: Double = 0.25
+
+    /// Frames of one activity decided within this many seconds of each other leave as one
+    /// request (a seed and the estimate that follows it, a card text and the progress a few ms
+    /// later): one event, one push.
+    public var coalesceWindow: Double = 2
+    /// The pace is measured over the points where the progress moved within the last
+    /// max(this, `paceWindowFraction` × the job's age) seconds: long enough to average a
+    /// source's steps, short enough to follow a real change of speed.
+    public var paceWindowMinimum: Double = 30
+    /// See `paceWindowMinimum`.
+    public var paceWindowFraction: Double = 0.25
+    /// Upper bound of the pace window: an hour-old pace says little about the next minutes.
+    public var paceWindowMaximum: Double = 1800
+    /// A pace needs its advances to span this many seconds before it is believed.
+    public var paceMinimumSpan: Double = 6
+    /// Largest weight of the measured pace against the source's own estimate when the two are
+    /// blended; the rest stays with the source, which may know what the pace cannot (a slow
+    /// first layer, a faster last stretch).
+    public var paceWeightMaximum: Double = 0.8
+    /// The job is stalled when the progress has not moved for max(this, `stallGapFactor` ×
+    /// the usual gap between its advances): the bar then stands still instead of gliding on.
+    public var stallMinimum: Double = 3
+    /// See `stallMinimum`: three missed steps of a stepwise source are no longer chance.
+    public var stallGapFactor: Double = 3
+    /// A source's finish further out than this many times what the measured pace supports is
+    /// not believed (a rate measured right after a stall); the pace's finish is used instead.
+    public var absurdFinishFactor: Double = 4
+    /// No `end_date` further out than this (seconds) unless the source states a fixed finish:
+    /// nothing a home-lab job does is usefully counted down from days away.
+    public var maximumCountdown: Double = 86_400
+    /// An ETA re-anchor that reverses the direction of the previous one within this many
+    /// seconds needs `etaReversalFactor` × the usual tolerance: with the target always the
+    /// robust estimate, a limit cycle would need the estimate itself to swing that far and back.
+    public var etaReversalWindow: Double = 600
+    /// See `etaReversalWindow`.
+    public var etaReversalFactor: Double = 2
+    /// Seconds ahead the predictive display-error check looks: a bar that will be off by more
+    /// than ε that soon (and is already off by half of it) is corrected now, in one push.
+    public var errorLookahead: Double = 30
 
     public init() {}
 

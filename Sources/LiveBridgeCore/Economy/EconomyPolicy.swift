@@ -1,0 +1,479 @@
+/// Budget state the policy takes into account when deciding whether a push is worth it.
+public struct BudgetPressure: Sendable, Hashable {
+    /// ε and the ETA tolerance are multiplied by this (1 = no pressure).
+    public var widening: Double
+    /// The month's budget is spent: only starts and ends go out.
+    public var exhausted: Bool
+
+    public init(widening: Double = 1, exhausted: Bool = false) {
+        self.widening = widening
+        self.exhausted = exhausted
+    }
+
+    /// No budget configured.
+    public static let none = BudgetPressure()
+}
+
+/// The push economy, whole: given the observations so far, what the phone shows now, the budget
+/// pressure and the settings, whether to push, and with which progress and `end_date`.
+///
+/// A pure value: no clock, no I/O, no lifecycle. `ActivityTracker` owns the lifecycle (create,
+/// seed, two-phase end, resume) and builds the frames; every decision about *when* a push is worth
+/// it and *what* the bar is anchored to is made here, from `EconomySettings` alone.
+///
+/// The rules, in order (`decide`):
+/// 1. A resync, the job's first glide, a phase change or a new card text push (the last two wait
+///    under budget pressure).
+/// 2. A heartbeat before the service's `stale_ttl`.
+/// 3. The bar is off by more than ε from the progress *at the time it was true*, or is off by
+///    half of ε and will be off by ε within `errorLookahead` at the measured pace.
+/// 4. A gliding bar about to pass its `end_date` while the job runs is re-anchored (deadline).
+/// 5. The pushed `end_date` is off from the robust finish (below) by more than the ETA tolerance
+///    (never less than the source's own resolution), for `etaPersistence`, the measured pace
+///    agrees, and — when the move would reverse the previous one within `etaReversalWindow` — by
+///    `etaReversalFactor` times the tolerance.
+/// 6. A bar standing still gets a glide once an estimate exists and the job moves again.
+///
+/// Why this cannot oscillate: rule 5 always moves the anchor *to* the robust finish, which blends
+/// the source's estimate with the pace measured over a window of at least `paceWindowMinimum`
+/// seconds; two consecutive moves in opposite directions within the reversal window need that
+/// estimate to move by more than twice the tolerance and back, for `etaPersistence` each time, with
+/// the measured pace agreeing both times. A source alternating between two values cannot satisfy
+/// that (the pace averages over both), so the limit cycle the old per-observation rule fell into
+/// (a par2 repair growing the remaining bytes, `end_date` flipping every ~40 s) has no path.
+///
+/// The anchor (`plan`): progress extrapolated from the time it was true at the measured pace (never
+/// beyond the next step of a stepwise source), `end_date` from the robust finish, no glide while
+/// the job is stalled, paused, or when no estimate the recent pace supports exists (nothing past
+/// `maximumCountdown` unless the source states a fixed finish).
+public struct EconomyPolicy: Sendable {
+    public var settings: EconomySettings
+    public var model: DisplayModel
+
+    public init(settings: EconomySettings, model: DisplayModel) {
+        self.settings = settings
+        self.model = model
+    }
+
+    /// What the policy remembers between decisions about one job.
+    public struct Memory: Sendable, Hashable {
+        public internal(set) var pace = PaceEstimate()
+        var etaDeviationSince: Double?
+        var lastETAMoveAt: Double?
+        var lastETAMoveLater: Bool?
+
+        public init() {}
+    }
+
+    /// Everything one decision looks at.
+    public struct Situation: Sendable {
+        public var truth: TruthSample
+        /// What the phone draws from now (nil: nothing pushed yet).
+        public var anchor: DisplayAnchor?
+        /// `active` or `paused`, and what was last pushed.
+        public var phase: String
+        public var pushedPhase: String
+        /// The card's stable text differs from the pushed one.
+        public var cardChanged: Bool
+        /// The observation carried a progress value.
+        public var carriesProgress: Bool
+        public var hasGlided: Bool
+        public var needsResync: Bool
+        public var lastPushAt: Double?
+        public var startedAt: Double?
+        public var heartbeatDue: Double?
+        public var anchorDeadline: Double?
+        /// Static sinks: the `remaining_time` last pushed.
+        public var pushedRemaining: Double?
+        public var now: Double
+    }
+
+    /// A push and why; `firstGlide` marks the job's first glide (part of its start for the budget).
+    public struct Decision: Sendable, Hashable {
+        public var reason: PushReason
+        public var firstGlide: Bool
+    }
+
+    /// Where the phone's bar is anchored by a push at `now`.
+    public struct Plan: Sendable, Hashable {
+        public var progress: Double
+        public var endDate: Double?
+        public var live: Bool
+        /// The finish estimate behind it (nil: none worth showing).
+        public var finish: Double?
+        /// The `remaining_time` a static display shows.
+        public var remaining: Double?
+        public var anchor: DisplayAnchor { DisplayAnchor(progress: progress, time: time, endDate: endDate, live: live) }
+        var time: Double
+    }
+
+    // MARK: - Observations
+
+    /// Folds a new truth into the memory (the pace).
+    public func observe(_ truth: TruthSample, paused: Bool, startedAt: Double?, memory: inout Memory) {
+        guard let progress = truth.progress else { return }
+        if paused {
+            // A pause is not a slowdown: the pace starts again when the job moves.
+            memory.pace.reset()
+            return
+        }
+        let stallGap = max(settings.stallMinimum, settings.stallGapFactor * (memory.pace.gap ?? 0))
+        memory.pace.add(
+            progress: progress, at: truth.progressTime, window: paceWindow(at: truth.time, startedAt),
+            stallGap: stallGap)
+    }
+
+    func paceWindow(at t: Double, _ startedAt: Double?) -> Double {
+        let age = max(0, t - (startedAt ?? t))
+        return min(settings.paceWindowMaximum, max(settings.paceWindowMinimum, settings.paceWindowFraction * age))
+    }
+
+    // MARK: - Estimates
+
+    /// The measured pace (progress per second) at `now`, 0 while stalled, nil when unknown.
+    public func pace(_ memory: Memory, at now: Double) -> Double? {
+        if memory.pace.stalled(at: now, minimum: settings.stallMinimum, factor: settings.stallGapFactor) { return 0 }
+        return memory.pace.rate(at: now, minimumSpan: settings.paceMinimumSpan)
+    }
+
+    /// True when the job has stopped moving (no advance for a few of its usual steps).
+    public func stalled(_ memory: Memory, at now: Double) -> Bool {
+        memory.pace.stalled(at: now, minimum: settings.stallMinimum, factor: settings.stallGapFactor)
+    }
+
+    /// The progress at `now`: the last value extrapolated from the time it was true at the pace
+    /// (never past the next step of a stepwise source, never for a truth older than
+    /// `truthMaximumAge`), standing still while stalled.
+    public func progress(_ truth: TruthSample, memory: Memory, at now: Double) -> Double? {
+        guard let p = truth.progress else { return nil }
+        let age = now - truth.progressTime
+        guard age > 0, age <= settings.truthMaximumAge, p < 1 else { return p }
+        let rate: Double
+        if let measured = pace(memory, at: now) {
+            rate = measured
+        } else if let finish = truth.finish, finish > truth.progressTime {
+            rate = (1 - p) / (finish - truth.progressTime)
+        } else {
+            return p
+        }
+        var base = (time: truth.progressTime, progress: p)
+        var cap = 1.0
+        if truth.resolution > 0, let corner = memory.pace.corners.last, abs(corner.progress - p) < 1e-9 {
+            // A stepwise value is the floor of the truth since the step was first seen.
+            base = (corner.time, p)
+            cap = p + truth.resolution
+        }
+        return min(cap, 1, max(p, base.progress + rate * (now - base.time)))
+    }
+
+    /// The finish the policy believes at `now`: the source's own (a fixed finish unchanged),
+    /// blended with the measured pace's as the pace gathers evidence, the pace's alone when the
+    /// source's is beyond what the pace supports; nil while stalled, or when nothing supports a
+    /// finish within `maximumCountdown`.
+    public func finish(_ truth: TruthSample, memory: Memory, at now: Double) -> Double? {
+        if truth.fixedFinish, let finish = truth.finish { return finish }
+        if stalled(memory, at: now) { return nil }
+        let progress = self.progress(truth, memory: memory, at: now) ?? truth.progress ?? 0
+        guard progress < 1 else { return nil }
+        let source = truth.finish.flatMap { now - truth.time <= settings.truthMaximumAge ? $0 : nil }
+        var paceFinish: Double?
+        if let rate = memory.pace.rate(at: now, minimumSpan: settings.paceMinimumSpan), rate > 0 {
+            paceFinish = now + (1 - progress) / rate
+        }
+        var result: Double?
+        switch (source, paceFinish) {
+        case (let source?, let paced?):
+            let sourceLeft = max(0, source - now)
+            let pacedLeft = max(0, paced - now)
+            if sourceLeft > settings.absurdFinishFactor * pacedLeft + 60 {
+                result = paced
+            } else {
+                result = source + paceWeight(memory, resolution: truth.resolution) * (paced - source)
+            }
+        case (let source?, nil):
+            result = source
+        case (nil, let paced?):
+            // No estimate from the source: the pace's, once it is believable.
+            result = memory.pace.span >= settings.paceWindowMinimum ? paced : nil
+        case (nil, nil):
+            result = nil
+        }
+        guard let result, result - now <= settings.maximumCountdown else { return nil }
+        return max(result, now)
+    }
+
+    /// How much the measured pace is believed against the source's estimate: more as its
+    /// advances span more time, less while they are few steps of a coarse source (one whole
+    /// percent in two says little about the pace).
+    func paceWeight(_ memory: Memory, resolution: Double) -> Double {
+        let span = memory.pace.span
+        let advanced = (memory.pace.corners.last?.progress ?? 0) - (memory.pace.corners.first?.progress ?? 0)
+        guard advanced > 0 else { return 0 }
+        let precision = max(0, 1 - 2 * resolution / advanced)
+        return min(settings.paceWeightMaximum, span / (span + settings.paceWindowMinimum)) * precision
+    }
+
+    // MARK: - Anchors
+
+    /// Seconds since the activity started (the seed), 0 before.
+    func jobAge(at t: Double, _ startedAt: Double?) -> Double { max(0, t - (startedAt ?? t)) }
+
+    /// The shortest remaining time worth a glide: `liveMinimumWindow`, shorter for short jobs (a
+    /// fifth of the job so far, at least two re-anchor leads), so a one-minute download does not
+    /// stand still for its last third.
+    func liveWindow(at t: Double, _ startedAt: Double?) -> Double {
+        min(settings.liveMinimumWindow, max(2 * settings.deadlineLead, 0.2 * jobAge(at: t, startedAt)))
+    }
+
+    /// The `end_date` pushed for a finish estimate: padded slightly (see `finishPad`) unless the
+    /// finish is a fixed timestamp; aimed late when no re-anchor can be afforded.
+    public func endDate(forFinish finish: Double, progress: Double, fixed: Bool, frozen: Bool, at now: Double)
+        -> Double
+    {
+        guard !fixed else { return finish.rounded() }
+        let window = max(0, finish - now)
+        if frozen {
+            // No re-anchor can be afforded before the month resets: aim late enough that a job
+            // running a little behind its estimate still ends before the bar would fall back.
+            return (finish + 0.15 * window).rounded()
+        }
+        let allowed = 0.3 * settings.maxDisplayError * window / max(0.01, 1 - progress)
+        return (finish + min(settings.finishPad, allowed)).rounded()
+    }
+
+    /// The anchor a push at `now` gives the phone.
+    public func plan(
+        _ truth: TruthSample?, memory: Memory, paused: Bool, startedAt: Double?, frozen: Bool,
+        fallbackProgress: Double?, at now: Double
+    ) -> Plan {
+        let sample = truth ?? TruthSample(progress: 0, time: now, finish: nil, fixedFinish: false)
+        let progress = self.progress(sample, memory: memory, at: now) ?? fallbackProgress ?? 0
+        var plan = Plan(progress: min(1, max(0, progress)), endDate: nil, live: false, finish: nil, time: now)
+        guard !paused, let finish = self.finish(sample, memory: memory, at: now) else { return plan }
+        plan.finish = finish
+        let remaining = finish - now
+        switch model {
+        case .interpolating:
+            if remaining >= liveWindow(at: now, startedAt), plan.progress < 1 {
+                plan.endDate = endDate(
+                    forFinish: finish, progress: plan.progress, fixed: sample.fixedFinish, frozen: frozen, at: now)
+                plan.live = true
+            }
+        case .static:
+            plan.endDate = finish.rounded()
+            plan.remaining = max(0, remaining).rounded()
+        }
+        return plan
+    }
+
+    /// When a gliding bar must be re-anchored because `end_date` is about to pass with the job
+    /// running (a fixed finish gets `fixedFinishGrace` past it).
+    public func anchorDeadline(_ anchor: DisplayAnchor?, truth: TruthSample?, phase: String, suppressed: Double?)
+        -> Double?
+    {
+        guard phase == "active", let anchor, anchor.isGliding(at: anchor.time, model: model),
+            let endDate = anchor.endDate, suppressed != endDate
+        else { return nil }
+        if let truth, truth.fixedFinish, truth.finish?.rounded() == endDate {
+            return endDate + settings.fixedFinishGrace
+        }
+        return endDate - settings.deadlineLead
+    }
+
+    /// When a heartbeat is due before the service's `stale_ttl` runs out.
+    public func heartbeatDue(lastPushAt: Double?, staleTTL: Double) -> Double? {
+        guard let lastPushAt, staleTTL > 0 else { return nil }
+        let margin = max(300, staleTTL * 0.05)
+        return lastPushAt + max(staleTTL - margin, staleTTL / 2)
+    }
+
+    /// The `stale_ttl` a push anchored to `finish` needs.
+    public func requiredStaleTTL(finish: Double?, at now: Double) -> Double {
+        let value = finish.map { 2 * max(0, $0 - now) + 1800 } ?? settings.staleTTLUnknown
+        return min(settings.staleTTLMaximum, max(settings.staleTTLMinimum, value))
+    }
+
+    // MARK: - Deciding
+
+    /// Whether the observation that produced `situation` is worth a push, and why.
+    public func decide(_ s: Situation, budget: BudgetPressure, frozen: Bool, memory: inout Memory) -> Decision? {
+        if s.needsResync { return Decision(reason: .resync, firstGlide: false) }
+        let truth = s.truth
+        let t = truth.time
+        // The first glide of a job belongs to its start: a job seeded before its source knew a
+        // finish time would otherwise stand at its first progress for its whole life when the
+        // budget leaves room for nothing but starts and ends.
+        if !s.hasGlided, model == .interpolating, s.phase == "active",
+            truth.progress.map({ $0 < 1 }) ?? true,
+            let finish = self.finish(truth, memory: memory, at: t),
+            finish - t >= max(60, 3 * liveWindow(at: t, s.startedAt))
+        {
+            if budget.exhausted { return Decision(reason: .start, firstGlide: true) }
+            let changed = s.phase != s.pushedPhase || s.cardChanged
+            return Decision(reason: changed ? .structural : .etaMoved, firstGlide: true)
+        }
+        if s.phase != s.pushedPhase {
+            return budget.exhausted ? nil : Decision(reason: .structural, firstGlide: false)
+        }
+        if s.cardChanged {
+            // A new card text within the same phase (a washer going from "Washing" to "Rinsing"):
+            // under budget pressure it waits for a push that happens anyway.
+            if budget.exhausted || budget.widening >= settings.labelDeferralWidening { return nil }
+            return Decision(reason: .structural, firstGlide: false)
+        }
+        if budget.exhausted { return nil }
+        guard let anchor = s.anchor else { return Decision(reason: .resync, firstGlide: false) }
+        if let due = s.heartbeatDue, s.now >= due { return Decision(reason: .heartbeat, firstGlide: false) }
+        return progressReason(s, anchor: anchor, budget: budget, frozen: frozen, memory: &memory)
+            .map { Decision(reason: $0, firstGlide: false) }
+    }
+
+    private func progressReason(
+        _ s: Situation, anchor: DisplayAnchor, budget: BudgetPressure, frozen: Bool, memory: inout Memory
+    ) -> PushReason? {
+        let truth = s.truth
+        let t = truth.time
+        let epsilon = (model == .static ? settings.staticMaxDisplayError : settings.maxDisplayError) * budget.widening
+        let sinceLastPush = s.now - (s.lastPushAt ?? 0)
+        let staticSpacingOK = model == .interpolating || sinceLastPush >= settings.staticMinimumInterval
+
+        if s.phase == "paused" {
+            if let p = truth.progress, abs(anchor.progress - p) > epsilon, staticSpacingOK { return .displayError }
+            return nil
+        }
+
+        // Countdown-capable static display of a fixed finish: the device ticks the clock itself.
+        let countdownOnly = model == .static && truth.fixedFinish && !s.carriesProgress
+
+        if let p = truth.progress, !countdownOnly {
+            // The bar against the truth at the time the truth was true.
+            let tp = truth.progressTime
+            let errorThen = abs(anchor.shown(at: tp, model: model) - p)
+            if errorThen > epsilon, staticSpacingOK { return .displayError }
+            if let now = progress(truth, memory: memory, at: t) {
+                let errorNow = abs(anchor.shown(at: t, model: model) - now)
+                if errorNow > epsilon, staticSpacingOK { return .displayError }
+                if max(errorThen, errorNow) > epsilon / 2, let rate = pace(memory, at: t) {
+                    let ahead = t + settings.errorLookahead
+                    let expected = min(1, now + rate * settings.errorLookahead)
+                    if abs(anchor.shown(at: ahead, model: model) - expected) > epsilon, staticSpacingOK {
+                        return .displayError
+                    }
+                }
+            }
+        }
+
+        guard model == .interpolating else {
+            return staticETAReason(
+                s, countdownOnly: countdownOnly, budget: budget, spacingOK: staticSpacingOK, memory: &memory)
+        }
+
+        let gliding = anchor.isGliding(at: t, model: model)
+        if let deadline = s.anchorDeadline, s.now >= deadline { return .deadline }
+        guard truth.progress.map({ $0 < 1 }) ?? true else { return nil }
+        let finish = self.finish(truth, memory: memory, at: t)
+        if gliding, let endDate = anchor.endDate {
+            guard let finish else {
+                // Stalled, or no estimate left worth showing: the bar stops instead of gliding on.
+                memory.etaDeviationSince = nil
+                return stalled(memory, at: t) ? .displayError : nil
+            }
+            let remaining = max(0, finish - t)
+            var tolerance =
+                max(settings.etaToleranceMinimum, settings.etaToleranceFraction * remaining, 2 * truth.finishResolution)
+                * budget.widening
+            let progressNow = progress(truth, memory: memory, at: t) ?? anchor.progress
+            let expected = self.endDate(
+                forFinish: finish, progress: progressNow, fixed: truth.fixedFinish, frozen: frozen, at: t)
+            let later = expected > endDate
+            var reversing = false
+            if let movedAt = memory.lastETAMoveAt, let movedLater = memory.lastETAMoveLater, movedLater != later,
+                t - movedAt < settings.etaReversalWindow
+            {
+                tolerance *= settings.etaReversalFactor
+                reversing = true
+            }
+            // The bar itself is kept by rule 3 when it drifts (and that push takes the best
+            // estimate then); this rule keeps the countdown honest, so only a move a person
+            // would notice counts.
+            _ = reversing
+            if abs(expected - endDate) > tolerance,
+                trendDisagrees(with: endDate, tolerance: tolerance, truth: truth, anchor: anchor, frozen: frozen)
+            {
+                if persisted(since: t, memory: &memory) {
+                    memory.lastETAMoveAt = t
+                    memory.lastETAMoveLater = later
+                    return .etaMoved
+                }
+            } else {
+                memory.etaDeviationSince = nil
+            }
+        } else if !gliding, let finish, !stalled(memory, at: t),
+            finish - t >= max(3 * liveWindow(at: t, s.startedAt), min(60, 0.3 * jobAge(at: t, s.startedAt))),
+            plan(
+                truth, memory: memory, paused: false, startedAt: s.startedAt, frozen: frozen, fallbackProgress: nil,
+                at: t
+            )
+            .live
+        {
+            // An estimate appeared (or the job moves again): start gliding instead of standing still.
+            return .etaMoved
+        }
+        return nil
+    }
+
+    /// Static displays: the remaining-time label does not tick on the device.
+    private func staticETAReason(
+        _ s: Situation, countdownOnly: Bool, budget: BudgetPressure, spacingOK: Bool, memory: inout Memory
+    ) -> PushReason? {
+        let truth = s.truth
+        let t = truth.time
+        guard !countdownOnly, let finish = self.finish(truth, memory: memory, at: t) else { return nil }
+        guard let pushed = s.pushedRemaining else { return spacingOK ? .etaMoved : nil }
+        let trueRemaining = max(0, finish - t)
+        let pushedMinutes = (pushed / 60).rounded(.up)
+        let trueMinutes = (trueRemaining / 60).rounded(.up)
+        let tolerance =
+            max(settings.staticETAToleranceMinimum, settings.staticETAToleranceFraction * trueRemaining)
+            * budget.widening
+        if pushedMinutes != trueMinutes, abs(pushed - trueRemaining) > tolerance {
+            if persisted(since: t, memory: &memory), spacingOK { return .etaMoved }
+        } else {
+            memory.etaDeviationSince = nil
+        }
+        return nil
+    }
+
+    /// Whether the progress the job actually made since the last push also says the pushed
+    /// `end_date` is off. A source's own estimate wanders with its speed readings; when the bar is
+    /// moving at the pace the pushed `end_date` implies, the countdown on the phone is right and a
+    /// push for the wandering estimate would be spent for nothing. A fixed finish (a timer) is
+    /// exact, so it needs no second opinion, and neither does a source without a progress value.
+    private func trendDisagrees(
+        with endDate: Double, tolerance: Double, truth: TruthSample, anchor: DisplayAnchor, frozen: Bool
+    ) -> Bool {
+        guard !truth.fixedFinish, let progress = truth.progress else { return true }
+        let elapsed = truth.progressTime - anchor.time
+        // Too soon after the push to judge a pace: trust the estimate unless it moved a lot.
+        guard elapsed >= settings.etaTrendMinimum else { return true }
+        let advanced = progress - anchor.progress
+        guard advanced > 0 else { return true }
+        let trendFinish = truth.progressTime + (1 - progress) * elapsed / advanced
+        return abs(
+            self.endDate(forFinish: trendFinish, progress: progress, fixed: false, frozen: frozen, at: truth.time)
+                - endDate) > tolerance
+    }
+
+    /// True once an ETA deviation first seen at or before `t` has lasted `etaPersistence`: a
+    /// source's estimate jitters, and a push for a blip would be spent for nothing.
+    private func persisted(since t: Double, memory: inout Memory) -> Bool {
+        let since = memory.etaDeviationSince ?? t
+        memory.etaDeviationSince = since
+        return t - since >= settings.etaPersistence
+    }
+
+    /// A push went out: the ETA deviation clock starts again.
+    public func pushed(memory: inout Memory) {
+        memory.etaDeviationSince = nil
+    }
+}

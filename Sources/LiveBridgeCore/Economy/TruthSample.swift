@@ -1,0 +1,110 @@
+/// The latest truth about one job, each value with the time it was true.
+///
+/// A Home Assistant sensor's value was true at its `last_changed`, not when another entity's
+/// change brought the activity's next update; a printer report or a SABnzbd answer is true when
+/// it arrived. The policy compares the phone's bar with the progress *at the progress's time*.
+public struct TruthSample: Sendable, Hashable, Codable {
+    public var progress: Double?
+    /// When the latest observation arrived (Unix seconds).
+    public var time: Double
+    /// When `progress` was true; at or before `time`.
+    public var progressTime: Double
+    /// Absolute finish time, when known.
+    public var finish: Double?
+    /// True when `finish` is a fixed timestamp from the source.
+    public var fixedFinish: Bool
+    /// The step the source reports progress in (0.01 for whole percent; 0 = fine-grained).
+    public var resolution: Double
+    /// How precisely the source states its finish, seconds (60 for whole minutes).
+    public var finishResolution: Double
+
+    public init(
+        progress: Double?, time: Double, progressTime: Double? = nil, finish: Double?, fixedFinish: Bool,
+        resolution: Double = 0, finishResolution: Double = 0
+    ) {
+        self.progress = progress
+        self.time = time
+        self.progressTime = min(time, progressTime ?? time)
+        self.finish = finish
+        self.fixedFinish = fixedFinish
+        self.resolution = resolution
+        self.finishResolution = finishResolution
+    }
+}
+
+/// The job's measured pace: progress per second over a recent window, from the points where the
+/// reported progress moved (a stepwise source's flat stretches are not read as a slowdown until
+/// a step is overdue).
+public struct PaceEstimate: Sendable, Hashable {
+    struct Corner: Sendable, Hashable {
+        var time: Double
+        var progress: Double
+    }
+
+    private(set) var corners: [Corner] = []
+    /// Smoothed seconds between two advances.
+    private(set) var gap: Double?
+
+    public init() {}
+
+    /// When the progress last moved.
+    public var lastAdvance: Double? { corners.last?.time }
+
+    /// Adds the progress `progress` true at `time`; keeps the corners of the last `window` seconds.
+    mutating func add(progress: Double, at time: Double, window: Double, stallGap: Double = .infinity) {
+        guard let last = corners.last else {
+            corners.append(Corner(time: time, progress: progress))
+            return
+        }
+        if progress < last.progress - 1e-9 {
+            // Backwards: another job (or a reset counter); the old pace says nothing about it.
+            reset()
+            corners.append(Corner(time: time, progress: progress))
+            return
+        }
+        guard progress > last.progress + 1e-9, time > last.time else { return }
+        let step = time - last.time
+        if corners.count >= 2, step > stallGap {
+            // The first advance after a stall: the pace before it says little about the pace now,
+            // and the stall itself is not part of it.
+            corners = [Corner(time: time, progress: progress)]
+            return
+        }
+        gap = gap.map { 0.7 * $0 + 0.3 * step } ?? step
+        corners.append(Corner(time: time, progress: progress))
+        while corners.count > 2, corners[1].time <= time - window { corners.removeFirst() }
+    }
+
+    /// Forgets everything (a pause or a new job).
+    mutating func reset() {
+        corners.removeAll()
+        gap = nil
+    }
+
+    /// Progress per second as of `now`, nil before the advances span `minimumSpan`. While the
+    /// next advance is overdue the pace is at most what it would be if that advance came now,
+    /// so a slowdown shows before the source reports it.
+    func rate(at now: Double, minimumSpan: Double) -> Double? {
+        guard corners.count >= 2, let first = corners.first, let last = corners.last else { return nil }
+        let span = last.time - first.time
+        guard span >= minimumSpan else { return nil }
+        let advanced = last.progress - first.progress
+        let measured = advanced / span
+        let usualGap = max(gap ?? 0, span / Double(corners.count - 1))
+        if now - last.time > usualGap {
+            let step = advanced / Double(corners.count - 1)
+            return min(measured, (advanced + step) / (now - first.time))
+        }
+        return measured
+    }
+
+    /// Seconds the advances span.
+    var span: Double { (corners.last?.time ?? 0) - (corners.first?.time ?? 0) }
+
+    /// True when the progress has not moved for max(`minimum`, `factor` × the usual gap) after
+    /// having moved before.
+    func stalled(at now: Double, minimum: Double, factor: Double) -> Bool {
+        guard corners.count >= 2, let last = corners.last else { return false }
+        return now - last.time > max(minimum, factor * (gap ?? 0))
+    }
+}
