@@ -174,7 +174,10 @@ public struct BambuActivityMapper: Sendable {
         details.subtitle = Field(view.detailSubtitle)
         if let layer = view.detailState {
             switch settings.layerText {
-            case .details: details.state = .value(layer)
+            case .details:
+                // A number that goes stale between pushes never stands in the state text: the
+                // layer leads the volatile subtitle, refreshed on every push that goes out.
+                details.subtitle = .value([layer, view.detailSubtitle].compactMap { $0 }.joined(separator: " · "))
             case .state: card.state = layer
             case .off: break
             }

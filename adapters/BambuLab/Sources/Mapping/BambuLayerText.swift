@@ -5,7 +5,8 @@
 /// detail it costs nothing but shows the layer as of the last push (which, with an accurate
 /// glide, can be long ago); the bar and the countdown stay exact either way.
 public enum BambuLayerText: String, Sendable, Hashable, CaseIterable {
-    /// The state text says `Printing`; `Layer N/M` rides along with pushes that happen anyway (default).
+    /// The state text says `Printing`; `Layer N/M` leads the volatile subtitle and rides along with
+    /// every push that happens anyway (default).
     case details
     /// The state text is `Layer N/M`: always current, one push per layer.
     case state
