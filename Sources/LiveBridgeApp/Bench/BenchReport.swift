@@ -8,6 +8,8 @@ struct BenchReport: Sendable {
     var quick: Bool
     var epsilon = 0.03
     var economy: [EconomyBench.JobResult]?
+    /// The generated corpus, per family.
+    var corpus: [CorpusBench.Row]?
     var month: MonthBench.Result?
     /// Latency with the engine's state in files (as `livebridge run`), then in memory.
     var latency: [LatencyBench.Result]?
@@ -39,6 +41,33 @@ struct BenchReport: Sendable {
                     measured: "\(meeting) of \(economy.count) jobs; worst ratio \(Self.fixed(worstRatio, 2)), "
                         + "worst max error \(Self.fixed(worstError, 4))",
                     met: meeting == economy.count))
+        }
+        if let corpus, !corpus.isEmpty {
+            let jobs = corpus.flatMap(\.jobs)
+            let ratios = jobs.map(\.ratio).sorted()
+            let within = jobs.filter { $0.ratio <= 1.5 + 1e-9 }.count
+            let share = Double(within) / Double(max(1, jobs.count))
+            let p50 = CorpusBench.Row.quantile(ratios, 0.5)
+            let worst = ratios.last ?? 0
+            let worstError = jobs.map(\.maxError).max() ?? 0
+            let violations = jobs.map(\.invariants.total).reduce(0, +)
+            goals.append(
+                Goal(
+                    name: "corpus: pushes per job",
+                    target: "≥ 95 % within 1.5 × oracle, all within 2 ×, p50 ≤ 1.2 ×",
+                    measured: "\(Self.fixed(share * 100, 1)) % within 1.5 ×, max \(Self.fixed(worst, 2)) ×, "
+                        + "p50 \(Self.fixed(p50, 2)) × (\(jobs.count) jobs)",
+                    met: share >= 0.95 && worst <= 2 + 1e-9 && p50 <= 1.2 + 1e-9))
+            goals.append(
+                Goal(
+                    name: "corpus: display error", target: "≤ \(Self.fixed(epsilon, 2)) on every job",
+                    measured: "max \(Self.fixed(worstError, 4)); "
+                        + "\(jobs.filter { $0.maxError > epsilon + 1e-9 }.count) jobs over",
+                    met: worstError <= epsilon + 1e-9))
+            goals.append(
+                Goal(
+                    name: "corpus: invariants", target: "0 violations", measured: "\(violations)",
+                    met: violations == 0))
         }
         if let month, month.lines.count >= 2 {
             let free = month.lines[0]
@@ -100,6 +129,7 @@ struct BenchReport: Sendable {
             lines.append("")
         }
         if let economy { lines += economyLines(economy) }
+        if let corpus { lines += corpusLines(corpus) }
         if let month { lines += monthLines(month) }
         if let latency { lines += latencyLines(latency) }
         if let throughput { lines += throughputLines(throughput) }
@@ -138,6 +168,31 @@ struct BenchReport: Sendable {
             "Pushes count every frame (seed, updates, end frames\(twoPhase)). Oracle: the fewest pushes keeping "
                 + "every grid point within ε, with a push at the seed, at each change of the card's text or phase, "
                 + "and one to end. Ratio = (LiveBridge pushes − \(extra) extra end frame) ÷ oracle.")
+        lines.append("")
+        return lines
+    }
+
+    private func corpusLines(_ rows: [CorpusBench.Row]) -> [String] {
+        let variants = rows.first?.jobs.count ?? 0
+        var lines = [
+            "### 1b. The generated corpus (\(rows.count) families × \(variants) seeded variants, ε = \(Self.fixed(epsilon, 2)))",
+            "",
+            "| family | jobs | mean pushes | ratio p50 | p95 | max | max err | oscillation | absurd countdown | "
+                + "stale number | within window |",
+            "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+        ]
+        for row in rows {
+            let invariants = row.invariants
+            lines.append(
+                "| \(row.family) | \(row.jobs.count) | \(Self.fixed(row.meanPushes, 1)) | \(Self.fixed(row.p50, 2)) | "
+                    + "\(Self.fixed(row.p95, 2)) | \(Self.fixed(row.maxRatio, 2)) | \(Self.fixed(row.maxError, 4)) | "
+                    + "\(invariants.oscillations) | \(invariants.absurdCountdowns) | \(invariants.staleNumbers) | "
+                    + "\(invariants.coalescing) |")
+        }
+        lines.append("")
+        lines.append(
+            "Ratio = (pushes − 1 extra end frame) ÷ the oracle's pushes (a push at each card change, as above). "
+                + "Families: " + rows.map { "`\($0.family)` \($0.summary)" }.joined(separator: "; ") + ".")
         lines.append("")
         return lines
     }

@@ -32,6 +32,16 @@ struct BenchRunner: Sendable {
             for job in jobs { oracles[job.name] = job.oracle }
             if wanted.contains("economy") { report.economy = jobs }
         }
+        if wanted.contains("corpus") {
+            var corpus = CorpusBench(settings: settings)
+            if options.quick { corpus.variants = 3 }
+            progress("bench: corpus, \(corpus.families.count) families × \(corpus.variants) variants")
+            let bench = corpus
+            // Minutes of CPU-bound simulation: on a thread of its own, not on the task pool.
+            report.corpus = await withCheckedContinuation { continuation in
+                Thread { continuation.resume(returning: bench.run()) }.start()
+            }
+        }
         if wanted.contains("month") {
             progress("bench: month simulation")
             var month = MonthBench(settings: settings)

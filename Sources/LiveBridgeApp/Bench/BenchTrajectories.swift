@@ -39,6 +39,21 @@ enum BenchTrajectories {
                 AdapterRecording(
                     "../../Tests/LiveBridgeSABnzbdTests/Fixtures/f-failed/raw.jsonl",
                     format: StandardComponents.sabnzbdReplay.format)),
+            // Real SABnzbd 4.5 recordings made for the bench (bench/recordings/README.md).
+            recorded("sabnzbd-a-steady-2mib", "40 MiB at 2 MiB/s", "a-steady-2mib"),
+            recorded("sabnzbd-b-speedchange", "60 MiB, the server's rate halved at 50 %", "b-speedchange"),
+            recorded("sabnzbd-e-repair", "3 articles missing, repaired by par2 (the total grows)", "e-repair"),
+            recorded("sabnzbd-g-unrepairable", "15 % missing, 2 % par2: failed", "g-unrepairable"),
+            recorded("sabnzbd-h-stall", "the news server silent 15 s at 40 %", "h-stall"),
+            recorded("sabnzbd-h-stall-45s", "the news server silent 45 s at 40 %", "h-stall-45s"),
+            recorded("sabnzbd-h-stall-75s", "silent 75 s: SABnzbd drops its connections", "h-stall-75s"),
+            recorded("sabnzbd-i-pause-job", "one job paused (not the queue) 20 s at 30 %", "i-pause-job"),
+            BenchTrajectory(
+                "ha-washer-8m", .washer,
+                "real Home Assistant 2024.3: progress in whole % every 30 s, remaining in whole minutes every 60 s",
+                AdapterRecording(
+                    "../recordings/homeassistant/washer-8m.jsonl", format: StandardComponents.homeAssistantReplay.format
+                )),
             BenchTrajectory(
                 "download-\(label(7200 * scale))-steady", .download,
                 "synthetic SABnzbd: \(Int(72 * scale)) GB at 10 MB/s ±5 %, 2 s polls",
@@ -88,6 +103,14 @@ enum BenchTrajectories {
                 "washer-30m", .washer, "synthetic Home Assistant timer: 30 min, fixed finishes_at",
                 SyntheticTrajectory { base in SyntheticJobs.washer(minutes: 30, base: base) }),
         ]
+    }
+
+    /// A real SABnzbd recording under `bench/recordings/sabnzbd/<folder>/raw.jsonl`, through the adapter.
+    static func recorded(_ name: String, _ summary: String, _ folder: String) -> BenchTrajectory {
+        BenchTrajectory(
+            name, .download, "SABnzbd 4.5.0 recording: \(summary)",
+            AdapterRecording(
+                "../recordings/sabnzbd/\(folder)/raw.jsonl", format: StandardComponents.sabnzbdReplay.format))
     }
 
     /// `3h`, `24m`: a duration for a job's name.

@@ -22,11 +22,15 @@ struct JobTruth: Sendable {
         }.map(\.element)
         var samples: [(time: Double, progress: Double)] = []
         for update in sorted {
-            let time = update.observedAt ?? 0
+            let observed = update.observedAt ?? 0
+            // A progress is true at its own time (a sensor's `last_changed`); the same value
+            // travelling with a later update adds nothing.
+            let time = min(observed, update.progressObservedAt ?? observed)
             if let progress = update.progress {
+                if let last = samples.last, time <= last.time { continue }
                 samples.append((time, min(1, max(0, progress.isFinite ? progress : 0))))
             } else if case .ended(.success) = update.phase {
-                samples.append((time, 1))
+                samples.append((observed, 1))
             }
         }
         let first = sorted.first { !$0.phase.isEnded }?.observedAt ?? sorted.first?.observedAt ?? 0

@@ -25,13 +25,14 @@ enum BenchCommand {
           --binary PATH      the livebridge binary to measure (default: this one)
           --idle SECONDS     idle measurement (default 60; quick 1)
           --busy SECONDS     busy measurement (default 60; quick 1)
-          --explain JOB      print one job's push log (LiveBridge's pushes with reasons, the oracle's schedule)
+          --explain JOB      print one job's push log (LiveBridge's pushes with reasons, the oracle's schedule);
+                             a corpus job is FAMILY:VARIANT (stall:7)
           --set K=V,…        what-if: economy settings for the economy and month sections, e.g.
                              etaToleranceFraction=0.25,etaPersistence=120; keys: endFrames,
                              \(tunables.keys.sorted().joined(separator: ", "))
         """
 
-    static let sections = ["economy", "month", "latency", "throughput", "resources"]
+    static let sections = ["economy", "corpus", "month", "latency", "throughput", "resources"]
 
     static func run(_ arguments: [String], environment: [String: String], output: CommandOutput) async -> Int32 {
         var options = BenchOptions()
@@ -65,6 +66,10 @@ enum BenchCommand {
             return ExitStatus.usage
         }
         options.commandLine = (["livebridge", "bench"] + arguments).joined(separator: " ")
+        if let name = options.explain, let corpusJob = Corpus.job(named: name) {
+            output.out(BenchExplanation.render(corpusJob, settings: options.settings))
+            return ExitStatus.ok
+        }
         if let name = options.explain {
             let catalog = options.quick ? BenchTrajectories.quick : BenchTrajectories.standard
             guard let trajectory = catalog.first(where: { $0.name == name }) else {
@@ -95,6 +100,10 @@ extension BenchCommand {
             "etaToleranceFraction": \.etaToleranceFraction, "etaPersistence": \.etaPersistence,
             "finishPad": \.finishPad, "deadlineLead": \.deadlineLead, "liveMinimumWindow": \.liveMinimumWindow,
             "fixedFinishGrace": \.fixedFinishGrace, "endDisplay": \.endDisplay,
+            "coalesceWindow": \.coalesceWindow, "paceWindowMinimum": \.paceWindowMinimum,
+            "paceWindowFraction": \.paceWindowFraction, "paceWeightMaximum": \.paceWeightMaximum,
+            "stallMinimum": \.stallMinimum, "stallGapFactor": \.stallGapFactor, "errorLookahead": \.errorLookahead,
+            "etaReversalWindow": \.etaReversalWindow, "etaReversalFactor": \.etaReversalFactor,
         ]
     }
 

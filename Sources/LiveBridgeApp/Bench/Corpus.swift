@@ -1,0 +1,425 @@
+import LiveBridgeCore
+
+/// The generated corpus: families of job trajectories, each with seeded variants, shaped like what
+/// the adapters report from real sources (the resolution, the cadence, the estimates' biases).
+///
+/// The economy is judged on jobs nobody has seen, so no family is tuned on: each draws its
+/// parameters (size, speed, cadence, where and how long a stall or a pause is, the bias of an
+/// estimate) from its seed. `livebridge bench` runs every variant; the test suite runs a seeded
+/// subset and checks the invariants on each.
+enum Corpus {
+    /// One family: a name, what it models, and its generator.
+    struct Family: Sendable {
+        var name: String
+        var summary: String
+        var kind: BenchJobKind
+        var generate: @Sendable (_ seed: UInt64, _ base: Double) -> [ActivityUpdate]
+    }
+
+    /// Variants per family in the full bench.
+    static let variants = 40
+
+    /// `FAMILY:VARIANT` (`stall:7`) as a trajectory, for `--explain`.
+    static func job(named name: String) -> LoadedTrajectory? {
+        let parts = name.split(separator: ":")
+        guard parts.count == 2, let variant = Int(parts[1]),
+            let index = families.firstIndex(where: { $0.name == parts[0] })
+        else { return nil }
+        let family = families[index]
+        let seed = CorpusBench.seed(family: index, variant: variant)
+        return LoadedTrajectory(
+            name: "job", kind: family.kind, summary: "\(family.name) variant \(variant): \(family.summary)",
+            origin: "corpus", updates: family.generate(seed, ReplayCommand.base))
+    }
+
+    static let families: [Family] = [
+        Family(name: "steady", summary: "download at a steady speed ±8 %, 5 min–3 h, polls 1–5 s", kind: .download) {
+            seed, base in
+            var r = BenchRandom(seed: seed)
+            let seconds = r.uniform(300...10_800)
+            let speed = r.uniform(2e6...40e6)
+            return download(&r, bytes: seconds * speed, regimes: [(speed, nil)], base: base)
+        },
+        Family(
+            name: "speed-change", summary: "download whose server speed changes 1–4 times by ×0.3–×3", kind: .download
+        ) {
+            seed, base in
+            var r = BenchRandom(seed: seed)
+            let seconds = r.uniform(900...7200)
+            var regimes: [(Double, Double?)] = []
+            var speed = r.uniform(3e6...30e6)
+            var total = 0.0
+            for _ in 0..<Int(r.uniform(1...4.99)) {
+                let length = r.uniform(0.1...0.4) * seconds
+                regimes.append((speed, length))
+                total += speed * length
+                speed = max(5e5, speed * r.uniform(0.3...3))
+            }
+            regimes.append((speed, nil))
+            total += speed * seconds * 0.3
+            return download(&r, bytes: total, regimes: regimes, base: base)
+        },
+        Family(name: "stall", summary: "download whose news server stops answering for 30 s–10 min", kind: .download) {
+            seed, base in
+            var r = BenchRandom(seed: seed)
+            let seconds = r.uniform(120...3600)
+            let speed = r.uniform(1e6...20e6)
+            let before = r.uniform(0.15...0.75) * seconds
+            let stall = r.uniform(30...600)
+            return download(
+                &r, bytes: seconds * speed,
+                regimes: [(speed, before), (0, stall), (speed * r.uniform(0.7...1.3), nil)],
+                base: base)
+        },
+        Family(
+            name: "growing-total", summary: "download whose remaining bytes grow mid-job (par2 repair blocks)",
+            kind: .download
+        ) {
+            seed, base in
+            var r = BenchRandom(seed: seed)
+            let seconds = r.uniform(60...3600)
+            let speed = r.uniform(1e6...20e6)
+            let bytes = seconds * speed
+            let growths = (0..<Int(r.uniform(1...3.99))).map { _ in
+                (at: r.uniform(0.3...0.9), bytes: bytes * r.uniform(0.03...0.25))
+            }
+            return download(&r, bytes: bytes, regimes: [(speed, nil)], growth: growths, base: base)
+        },
+        Family(name: "pauses", summary: "download paused (queue or one job) 1–3 times for 10 s–15 min", kind: .download)
+        {
+            seed, base in
+            var r = BenchRandom(seed: seed)
+            let seconds = r.uniform(60...5400)
+            let speed = r.uniform(1e6...20e6)
+            let pauses = (0..<Int(r.uniform(1...3.99))).map { _ in
+                (at: r.uniform(0.1...0.9), seconds: r.uniform(10...900))
+            }.sorted { $0.at < $1.at }
+            return download(&r, bytes: seconds * speed, regimes: [(speed, nil)], pauses: pauses, base: base)
+        },
+        Family(
+            name: "multi-job", summary: "a session of 2–5 downloads joining while it runs, a card per job",
+            kind: .download
+        ) {
+            seed, base in
+            var r = BenchRandom(seed: seed)
+            let jobs = Int(r.uniform(2...5.99))
+            let speed = r.uniform(2e6...30e6)
+            let sizes = (0..<jobs).map { _ in r.uniform(200...1500) * speed }
+            let joins = (0..<jobs).map { index in index == 0 ? 0 : r.uniform(0...0.8) }.sorted()
+            return session(&r, sizes: sizes, joins: joins, speed: speed, base: base)
+        },
+        Family(
+            name: "stepwise", summary: "low-speed download counted in article-sized steps (0.3–1 % each)",
+            kind: .download
+        ) {
+            seed, base in
+            var r = BenchRandom(seed: seed)
+            let seconds = r.uniform(300...5400)
+            let speed = r.uniform(1e5...8e5)
+            let step = seconds * speed * r.uniform(0.003...0.01)
+            return download(&r, bytes: seconds * speed, regimes: [(speed, nil)], step: step, base: base)
+        },
+        Family(
+            name: "biased-eta", summary: "print: whole %, whole-minute estimate floored, slicer 10–30 % long or short",
+            kind: .print
+        ) {
+            seed, base in
+            var r = BenchRandom(seed: seed)
+            return print(&r, minutes: r.uniform(20...360), bias: r.uniform(-0.3...0.3), base: base)
+        },
+        Family(
+            name: "sensor-sampled",
+            summary: "appliance: progress in whole % every 30–60 s, remaining in whole minutes every 60 s",
+            kind: .washer
+        ) {
+            seed, base in
+            var r = BenchRandom(seed: seed)
+            return appliance(&r, minutes: r.uniform(8...150), fixedFinish: false, base: base)
+        },
+        Family(
+            name: "non-linear-fixed",
+            summary: "appliance program against a fixed finish (timer), phases at their own pace", kind: .washer
+        ) {
+            seed, base in
+            var r = BenchRandom(seed: seed)
+            return appliance(&r, minutes: r.uniform(20...180), fixedFinish: true, base: base)
+        },
+        Family(
+            name: "short", summary: "jobs under 2 minutes: 20 s–2 min at a steady speed, polls 0.5–3 s", kind: .download
+        ) {
+            seed, base in
+            var r = BenchRandom(seed: seed)
+            let seconds = r.uniform(20...119)
+            let speed = r.uniform(1e6...10e6)
+            return download(
+                &r, bytes: seconds * speed, regimes: [(speed, nil)], interval: r.uniform(0.5...3), postProcessing: 5,
+                base: base)
+        },
+        Family(
+            name: "long", summary: "prints of 6–20 h: whole % and minutes, speed drifting section by section",
+            kind: .print
+        ) {
+            seed, base in
+            var r = BenchRandom(seed: seed)
+            return print(&r, minutes: r.uniform(360...1200), bias: r.uniform(-0.15...0.15), interval: 10, base: base)
+        },
+    ]
+
+    // MARK: - Downloads
+
+    /// A download as SABnzbd reports it through the adapter: progress by bytes over a total that
+    /// may grow, `timeleft` from the speed of the last 10 s (unknown while nothing arrives), paused
+    /// stretches, post-processing at 100 %; the speed as a volatile detail.
+    static func download(
+        _ r: inout BenchRandom, bytes: Double, regimes: [(Double, Double?)], interval explicitInterval: Double? = nil,
+        growth: [(at: Double, bytes: Double)] = [], pauses: [(at: Double, seconds: Double)] = [], step: Double = 0,
+        postProcessing explicitPost: Double? = nil, base: Double
+    ) -> [ActivityUpdate] {
+        let interval = explicitInterval ?? r.uniform(1...5).rounded()
+        let postProcessing = explicitPost ?? r.uniform(10...180)
+        var total = bytes
+        var done = 0.0
+        var reported = 0.0
+        var t = 0.0
+        var regime = 0
+        var regimeStart = 0.0
+        var recent: [Double] = []
+        var wobble = 0.0
+        var pendingGrowth = growth.sorted { $0.at < $1.at }
+        var pendingPauses = pauses
+        var pausedUntil: Double?
+        var progress = 0.0
+        var result: [ActivityUpdate] = []
+        func emit(_ phase: ActivityPhase, _ state: String, remaining: Double?, speed: Double?) {
+            var details = GenericContent()
+            if let speed { details.subtitle = .value("\(Int((speed / 1e6).rounded())) MB/s") }
+            result.append(
+                ActivityUpdate(
+                    slug: "job", name: "SABnzbd", phase: phase,
+                    content: GenericContent(state: state, icon: "arrow.down.circle"), details: details,
+                    progress: progress, eta: remaining.map { .remaining($0) }, observedAt: base + t))
+        }
+        while reported < total - 1 {
+            while let seconds = regimes[regime].1, t - regimeStart >= seconds, regime + 1 < regimes.count {
+                regimeStart += seconds
+                regime += 1
+            }
+            if let until = pausedUntil {
+                if t < until {
+                    emit(.paused, "Paused", remaining: nil, speed: nil)
+                    t += interval
+                    continue
+                }
+                pausedUntil = nil
+                recent.removeAll()
+            }
+            if let next = pendingPauses.first, progress >= next.at {
+                pendingPauses.removeFirst()
+                pausedUntil = t + next.seconds
+                continue
+            }
+            if let next = pendingGrowth.first, reported / total >= next.at {
+                pendingGrowth.removeFirst()
+                total += next.bytes
+            }
+            let speedNow = recent.isEmpty ? nil : recent.reduce(0, +) / Double(recent.count)
+            let remaining = speedNow.flatMap { $0 > 1000 ? ((total - reported) / $0).rounded() : nil }
+            emit(.active, "Downloading", remaining: remaining, speed: speedNow)
+            wobble = 0.8 * wobble + r.uniform(-0.08...0.08)
+            let speed = max(0, regimes[regime].0 * (1 + wobble))
+            done = min(total, done + speed * interval)
+            let before = reported
+            reported = step > 0 && done < total ? (done / step).rounded(.down) * step : done
+            // Progress over a growing total never goes backwards: the share of what was left.
+            let left = total - before
+            if left > 0 { progress = min(1, progress + (1 - progress) * (reported - before) / left) }
+            recent.append(speed)
+            if Double(recent.count) * interval > 10 { recent.removeFirst() }
+            t += interval
+        }
+        progress = 1
+        let end = t + postProcessing
+        while t < end {
+            emit(.active, "Post-processing", remaining: nil, speed: nil)
+            t += interval
+        }
+        emit(.ended(.success), "Completed", remaining: nil, speed: nil)
+        return result
+    }
+
+    /// A session of downloads: the card names the current job (`2/3 · name`), progress is over the
+    /// session's bytes, jobs join at `joins` (fractions of the first job's time).
+    static func session(_ r: inout BenchRandom, sizes: [Double], joins: [Double], speed: Double, base: Double)
+        -> [ActivityUpdate]
+    {
+        let interval = r.uniform(1...4).rounded()
+        var t = 0.0
+        var joined = 1
+        var done = Array(repeating: 0.0, count: sizes.count)
+        var progress = 0.0
+        var result: [ActivityUpdate] = []
+        let firstJobTime = sizes[0] / speed
+        var wobble = 0.0
+        while true {
+            while joined < sizes.count, t >= joins[joined] * firstJobTime { joined += 1 }
+            let active = (0..<joined).first { done[$0] < sizes[$0] }
+            guard let current = active else { break }
+            let left = (0..<joined).reduce(0) { $0 + sizes[$1] - done[$1] }
+            result.append(
+                ActivityUpdate(
+                    slug: "job", name: "SABnzbd", phase: .active,
+                    content: GenericContent(
+                        state: "Downloading", icon: "arrow.down.circle",
+                        subtitle: "\(current + 1)/\(joined) · Job \(current + 1)"),
+                    progress: progress, eta: t > 0 ? .remaining((left / speed).rounded()) : nil, observedAt: base + t))
+            wobble = 0.8 * wobble + r.uniform(-0.06...0.06)
+            let got = speed * (1 + wobble) * interval
+            done[current] = min(sizes[current], done[current] + got)
+            if left > 0 { progress = min(1, progress + (1 - progress) * min(got, left) / left) }
+            t += interval
+        }
+        result.append(
+            ActivityUpdate(
+                slug: "job", name: "SABnzbd", phase: .ended(.success),
+                content: GenericContent(state: "Completed", icon: "checkmark.circle"), progress: 1, observedAt: base + t
+            ))
+        return result
+    }
+
+    // MARK: - Prints
+
+    /// A print as a Bambu printer reports it: preparation without an estimate, then `mc_percent`
+    /// (whole %, floored) and `mc_remaining_time` (whole minutes, floored) from a slicer model that
+    /// is off by `bias` overall and by ±15 % section by section; the layer as a volatile detail.
+    static func print(_ r: inout BenchRandom, minutes: Double, bias: Double, interval: Double = 2, base: Double)
+        -> [ActivityUpdate]
+    {
+        let slicer = minutes * 60
+        let sections = 40
+        var weights = (0..<sections).map { _ in r.uniform(0.5...1.5) }
+        let sum = weights.reduce(0, +)
+        weights = weights.map { $0 / sum * slicer }
+        let actual = weights.map { $0 * (1 + bias) * r.uniform(0.85...1.15) }
+        let layers = Int(r.uniform(60...600))
+        let preparation = r.uniform(60...420).rounded()
+        var result: [ActivityUpdate] = []
+        func emit(
+            _ t: Double, _ phase: ActivityPhase, _ state: String, fraction: Double, minutesLeft: Int?, layer: Int?
+        ) {
+            var details = GenericContent()
+            if let layer { details.subtitle = .value("Benchy · Layer \(layer)/\(layers)") }
+            result.append(
+                ActivityUpdate(
+                    slug: "job", name: "X1 Carbon", phase: phase,
+                    content: GenericContent(state: state, icon: "printer.fill"),
+                    details: details, progress: (fraction * 100).rounded(.down) / 100,
+                    eta: minutesLeft.map { .remaining(Double($0) * 60) }, observedAt: base + t,
+                    progressResolution: 0.01, etaResolution: 60))
+        }
+        var t = 0.0
+        while t < preparation {
+            emit(t, .active, "Preparing", fraction: 0, minutesLeft: nil, layer: nil)
+            t += interval
+        }
+        let start = t
+        let totalActual = actual.reduce(0, +)
+        while t - start < totalActual {
+            var elapsed = t - start
+            var done = 0.0
+            for index in 0..<sections {
+                if elapsed >= actual[index] {
+                    done += weights[index]
+                    elapsed -= actual[index]
+                } else {
+                    done += weights[index] * elapsed / actual[index]
+                    break
+                }
+            }
+            let fraction = min(1, done / slicer)
+            emit(
+                t, .active, "Printing", fraction: fraction, minutesLeft: Int(((slicer - done) / 60).rounded(.down)),
+                layer: max(1, Int((fraction * Double(layers)).rounded(.up))))
+            t += interval
+        }
+        emit(t, .ended(.success), "Complete", fraction: 1, minutesLeft: nil, layer: layers)
+        return result
+    }
+
+    // MARK: - Appliances
+
+    /// A washer or dishwasher through Home Assistant: a program of 3–6 phases at their own pace
+    /// (card text per phase), progress sensor in whole % sampled every 30–60 s, and either a
+    /// remaining-minutes sensor every 60 s (its own entity: the progress value it travels with is
+    /// the one reported earlier, true at its `last_changed`) or a timer's fixed `finishes_at`.
+    static func appliance(_ r: inout BenchRandom, minutes: Double, fixedFinish: Bool, base: Double) -> [ActivityUpdate]
+    {
+        let duration = (minutes * 60).rounded()
+        let phaseNames = ["Washing", "Rinsing", "Spinning", "Drying", "Soaking", "Heating"]
+        let count = Int(r.uniform(3...6.99))
+        var shares = (0..<count).map { _ in r.uniform(0.5...1.5) }
+        let shareSum = shares.reduce(0, +)
+        shares = shares.map { $0 / shareSum }
+        // Each phase's share of the time and of the percentage differ: a non-linear program.
+        var weights = (0..<count).map { _ in r.uniform(0.5...1.5) }
+        let weightSum = weights.reduce(0, +)
+        weights = weights.map { $0 / weightSum }
+        let progressInterval = r.uniform(30...60).rounded()
+        let remainingOffset = r.uniform(0...59).rounded()
+        func truth(_ t: Double) -> (progress: Double, phase: Int) {
+            var elapsed = t / duration
+            var done = 0.0
+            for index in 0..<count {
+                if elapsed <= shares[index] { return (done + weights[index] * elapsed / shares[index], index) }
+                elapsed -= shares[index]
+                done += weights[index]
+            }
+            return (1, count - 1)
+        }
+        var result: [ActivityUpdate] = []
+        var lastProgress = 0.0
+        var lastProgressAt = 0.0
+        var nextProgress = 0.0
+        var nextRemaining = remainingOffset
+        var lastRemaining: Double?
+        var lastRemainingAt = 0.0
+        var t = 0.0
+        while t < duration {
+            let now = truth(t)
+            let state = phaseNames[now.phase % phaseNames.count]
+            var carries: Double?
+            var remainingChanged = false
+            if t >= nextProgress {
+                lastProgress = (now.progress * 100).rounded(.down) / 100
+                lastProgressAt = t
+                carries = lastProgress
+                nextProgress += progressInterval
+            }
+            if !fixedFinish, t >= nextRemaining {
+                lastRemaining = ((duration - t) / 60).rounded(.down) * 60
+                lastRemainingAt = t
+                remainingChanged = true
+                nextRemaining += 60
+            }
+            // Every update carries the latest value of each entity, counted from the time it was
+            // true (its `last_changed`), as the adapter's mapping does.
+            let eta: ActivityETA? =
+                fixedFinish
+                ? .finishesAt(base + duration) : lastRemaining.map { .remaining(max(0, $0 - (t - lastRemainingAt))) }
+            if carries != nil || remainingChanged || result.isEmpty {
+                result.append(
+                    ActivityUpdate(
+                        slug: "job", name: "Washer", phase: .active,
+                        content: GenericContent(state: state, icon: "washer.fill"), progress: carries ?? lastProgress,
+                        eta: eta, observedAt: base + t, progressObservedAt: base + lastProgressAt,
+                        progressResolution: 0.01, etaResolution: fixedFinish ? nil : 60))
+            }
+            t += 1
+        }
+        result.append(
+            ActivityUpdate(
+                slug: "job", name: "Washer", phase: .ended(.success),
+                content: GenericContent(state: "Done", icon: "washer.fill"),
+                progress: 1, observedAt: base + duration + 1))
+        return result
+    }
+}

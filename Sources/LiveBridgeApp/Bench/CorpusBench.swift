@@ -1,0 +1,161 @@
+import LiveBridgeCore
+
+/// What must hold on every job, whatever its shape; counted per push schedule.
+struct EconomyInvariants: Sendable, Hashable {
+    /// Re-anchors that moved `end_date` one way and then back within `reversalWindow`.
+    var oscillations = 0
+    /// An `end_date` beyond 24 h (not a fixed finish), or more than 3 × the true remaining time
+    /// plus 10 minutes ahead.
+    var absurdCountdowns = 0
+    /// A push whose card text (state or subtitle) is not what the latest observation says.
+    var staleNumbers = 0
+    /// Two pushes of one activity within the coalescing window.
+    var coalescing = 0
+
+    var total: Int { oscillations + absurdCountdowns + staleNumbers + coalescing }
+
+    static func + (a: Self, b: Self) -> Self {
+        Self(
+            oscillations: a.oscillations + b.oscillations, absurdCountdowns: a.absurdCountdowns + b.absurdCountdowns,
+            staleNumbers: a.staleNumbers + b.staleNumbers, coalescing: a.coalescing + b.coalescing)
+    }
+
+    /// "Within a few minutes": a reversal later than this is a real change of mind.
+    static let reversalWindow = 300.0
+    /// `end_date` moves smaller than this are rounding, not a direction.
+    static let reversalMinimum = 30.0
+
+    /// Checks one job's pushes against its observations.
+    static func check(
+        pushes: [EconomySimulation.Push], updates: [ActivityUpdate], truth: JobTruth, settings: EconomySettings
+    ) -> EconomyInvariants {
+        var result = EconomyInvariants()
+        let sorted = updates.sorted { ($0.observedAt ?? 0) < ($1.observedAt ?? 0) }
+        var updateIndex = 0
+        var lastEndDate: (time: Double, endDate: Double)?
+        var lastDirection: (time: Double, later: Bool)?
+        var previousTime: Double?
+        for push in pushes {
+            let frame = push.frame
+            if let previousTime, push.time - previousTime < settings.coalesceWindow - 1e-9 { result.coalescing += 1 }
+            previousTime = push.time
+            while updateIndex + 1 < sorted.count, (sorted[updateIndex + 1].observedAt ?? 0) <= push.time {
+                updateIndex += 1
+            }
+            // Stale card text: what the latest observation says the card shows (its details
+            // overlaying its content), against what the push leaves on the service.
+            let latest = sorted[updateIndex]
+            if frame.kind != .end {
+                var expected = latest.content.json
+                for (key, value) in latest.details.json.objectValue ?? [:] where value != .null {
+                    expected[key] = value
+                }
+                for field in ["state", "subtitle"] {
+                    let want = expected[field]?.stringValue
+                    let shown = frame.content[field]?.stringValue
+                    if let want, want != shown,
+                        want.contains(where: \.isNumber) || (shown ?? "").contains(where: \.isNumber)
+                    {
+                        result.staleNumbers += 1
+                    }
+                }
+            }
+            guard let endDate = frame.content["end_date"]?.doubleValue,
+                frame.content["live_progress"]?.boolValue == true,
+                frame.kind == .update || frame.kind == .seed
+            else {
+                lastEndDate = nil
+                lastDirection = nil
+                continue
+            }
+            let ahead = endDate - push.time
+            let trueRemaining = max(0, truth.end - push.time)
+            if (!frame.fixedFinish && ahead > 86_400) || ahead > 3 * trueRemaining + 600 {
+                result.absurdCountdowns += 1
+            }
+            if let last = lastEndDate, abs(endDate - last.endDate) >= reversalMinimum {
+                let later = endDate > last.endDate
+                if let direction = lastDirection, direction.later != later, push.time - direction.time < reversalWindow
+                {
+                    result.oscillations += 1
+                }
+                lastDirection = (push.time, later)
+            }
+            lastEndDate = (push.time, endDate)
+        }
+        return result
+    }
+}
+
+/// The corpus through the real tracker: per family, the distribution of (pushes − 1) ÷ oracle,
+/// the display error and the invariants.
+struct CorpusBench: Sendable {
+    var settings = EconomySettings()
+    /// Variants per family (`Corpus.variants` in the full bench).
+    var variants = Corpus.variants
+    var families = Corpus.families
+
+    /// One variant's figures.
+    struct Job: Sendable {
+        var family: String
+        var seed: UInt64
+        var pushes: Int
+        var oracle: Int
+        var maxError: Double
+        var invariants: EconomyInvariants
+        var duration: Double
+        /// (pushes − extra end frames) ÷ oracle, the ratio.
+        var ratio: Double
+    }
+
+    /// One family's distribution.
+    struct Row: Sendable {
+        var family: String
+        var summary: String
+        var jobs: [Job]
+
+        var ratios: [Double] { jobs.map(\.ratio).sorted() }
+        var p50: Double { Self.quantile(ratios, 0.5) }
+        var p95: Double { Self.quantile(ratios, 0.95) }
+        var maxRatio: Double { ratios.last ?? 0 }
+        var maxError: Double { jobs.map(\.maxError).max() ?? 0 }
+        var invariants: EconomyInvariants { jobs.map(\.invariants).reduce(EconomyInvariants(), +) }
+        var meanPushes: Double { Double(jobs.map(\.pushes).reduce(0, +)) / Double(max(1, jobs.count)) }
+
+        static func quantile(_ sorted: [Double], _ q: Double) -> Double {
+            guard !sorted.isEmpty else { return 0 }
+            let index = min(sorted.count - 1, max(0, Int((q * Double(sorted.count)).rounded(.up)) - 1))
+            return sorted[index]
+        }
+    }
+
+    /// Seed of variant `index` of a family: stable across runs and machines.
+    static func seed(family: Int, variant: Int) -> UInt64 { UInt64(1000 * (family + 1) + variant) }
+
+    func run() -> [Row] {
+        families.enumerated().map { index, family in
+            Row(
+                family: family.name, summary: family.summary,
+                jobs: (0..<variants).map { variant in
+                    let seed = Self.seed(family: index, variant: variant)
+                    return measure(family: family.name, seed: seed, family.generate(seed, ReplayCommand.base))
+                })
+        }
+    }
+
+    /// One job through the tracker, the oracle and the invariant checks.
+    func measure(family: String, seed: UInt64, _ updates: [ActivityUpdate]) -> Job {
+        let truth = JobTruth(updates)
+        let simulation = EconomySimulation(model: .interpolating, settings: settings).run(updates)
+        let anchors = simulation.anchors["job"] ?? []
+        let metered = DisplayErrorMeter.measure(truth, anchors: anchors)
+        let oracle = PushOracle(epsilon: settings.maxDisplayError).solve(truth)
+        let pushes = simulation.pushes.filter { $0.frame.slug == "job" }
+        let invariants = EconomyInvariants.check(pushes: pushes, updates: updates, truth: truth, settings: settings)
+        let extra = settings.effectiveEndFrames - 1
+        return Job(
+            family: family, seed: seed, pushes: pushes.count, oracle: oracle.pushes, maxError: metered.max,
+            invariants: invariants, duration: truth.end - truth.start,
+            ratio: Double(pushes.count - extra) / Double(max(1, oracle.pushes)))
+    }
+}
