@@ -42,8 +42,8 @@ public struct BudgetPressure: Sendable, Hashable {
 /// that (the pace averages over both), so the limit cycle the old per-observation rule fell into
 /// (a par2 repair growing the remaining bytes, `end_date` flipping every ~40 s) has no path.
 ///
-/// The anchor (`plan`): progress extrapolated from the time it was true at the measured pace (never
-/// beyond the next step of a stepwise source), `end_date` from the robust finish, no glide while
+/// The anchor (`plan`): progress extrapolated from the time it was true at the measured pace,
+/// `end_date` from the robust finish, no glide while
 /// the job is stalled, paused, or when no estimate the recent pace supports exists (nothing past
 /// `maximumCountdown` unless the source states a fixed finish).
 public struct EconomyPolicy: Sendable {
@@ -58,6 +58,8 @@ public struct EconomyPolicy: Sendable {
     /// What the policy remembers between decisions about one job.
     public struct Memory: Sendable, Hashable {
         public internal(set) var pace = PaceEstimate()
+        /// The track records of the source's estimate and of the pace.
+        public internal(set) var score = ForecastScore()
         var etaDeviationSince: Double?
         var lastETAMoveAt: Double?
         var lastETAMoveLater: Bool?
@@ -118,9 +120,16 @@ public struct EconomyPolicy: Sendable {
             return
         }
         let stallGap = max(settings.stallMinimum, settings.stallGapFactor * (memory.pace.gap ?? 0))
-        memory.pace.add(
-            progress: progress, at: truth.progressTime, window: paceWindow(at: truth.time, startedAt),
-            stallGap: stallGap)
+        let window = paceWindow(at: truth.time, startedAt)
+        memory.pace.add(progress: progress, at: truth.progressTime, window: window, stallGap: stallGap)
+        guard progress < 1 else { return }
+        var sourceRate: Double?
+        if let finish = truth.finish, !truth.fixedFinish, finish > truth.progressTime {
+            sourceRate = (1 - progress) / (finish - truth.progressTime)
+        }
+        memory.score.record(
+            time: truth.progressTime, progress: progress, sourceRate: sourceRate,
+            paceRate: memory.pace.rate(at: truth.progressTime, minimumSpan: settings.paceMinimumSpan), horizon: window)
     }
 
     func paceWindow(at t: Double, _ startedAt: Double?) -> Double {
@@ -141,9 +150,9 @@ public struct EconomyPolicy: Sendable {
         memory.pace.stalled(at: now, minimum: settings.stallMinimum, factor: settings.stallGapFactor)
     }
 
-    /// The progress at `now`: the last value extrapolated from the time it was true at the pace
-    /// (never past the next step of a stepwise source, never for a truth older than
-    /// `truthMaximumAge`), standing still while stalled.
+    /// The progress at `now`: the last value extrapolated from the time it was true (a stepwise
+    /// value from when its step was first seen) at the pace, never for a truth older than
+    /// `truthMaximumAge`, standing still while stalled.
     public func progress(_ truth: TruthSample, memory: Memory, at now: Double) -> Double? {
         guard let p = truth.progress else { return nil }
         let age = now - truth.progressTime
@@ -157,13 +166,12 @@ public struct EconomyPolicy: Sendable {
             return p
         }
         var base = (time: truth.progressTime, progress: p)
-        var cap = 1.0
         if truth.resolution > 0, let corner = memory.pace.corners.last, abs(corner.progress - p) < 1e-9 {
-            // A stepwise value is the floor of the truth since the step was first seen.
+            // A stepwise value is the floor of the truth since the step was first seen (a sampled
+            // source may have moved on since without saying so: no cap at the next step).
             base = (corner.time, p)
-            cap = p + truth.resolution
         }
-        return min(cap, 1, max(p, base.progress + rate * (now - base.time)))
+        return min(1, max(p, base.progress + rate * (now - base.time)))
     }
 
     /// The finish the policy believes at `now`: the source's own (a fixed finish unchanged),
@@ -202,15 +210,14 @@ public struct EconomyPolicy: Sendable {
         return max(result, now)
     }
 
-    /// How much the measured pace is believed against the source's estimate: more as its
-    /// advances span more time, less while they are few steps of a coarse source (one whole
-    /// percent in two says little about the pace).
+    /// How much the measured pace is believed against the source's estimate: by their track
+    /// records (`ForecastScore`; none before both were scored), less while the pace rests on few
+    /// steps of a coarse source (one whole percent in two says little about the pace).
     func paceWeight(_ memory: Memory, resolution: Double) -> Double {
-        let span = memory.pace.span
         let advanced = (memory.pace.corners.last?.progress ?? 0) - (memory.pace.corners.first?.progress ?? 0)
-        guard advanced > 0 else { return 0 }
+        guard advanced > 0, let share = memory.score.paceShare else { return 0 }
         let precision = max(0, 1 - 2 * resolution / advanced)
-        return min(settings.paceWeightMaximum, span / (span + settings.paceWindowMinimum)) * precision
+        return min(settings.paceWeightMaximum, share) * precision
     }
 
     // MARK: - Anchors
@@ -397,7 +404,7 @@ public struct EconomyPolicy: Sendable {
             // estimate then); this rule keeps the countdown honest, so only a move a person
             // would notice counts.
             _ = reversing
-            if abs(expected - endDate) > tolerance,
+            if abs(expected - endDate) > tolerance, remaining >= settings.etaQuietTail,
                 trendDisagrees(with: endDate, tolerance: tolerance, truth: truth, anchor: anchor, frozen: frozen)
             {
                 if persisted(since: t, memory: &memory) {

@@ -98,6 +98,9 @@ public struct EconomySettings: Sendable, Hashable {
     public var etaReversalWindow: Double = 600
     /// See `etaReversalWindow`.
     public var etaReversalFactor: Double = 2
+    /// In a job's last this-many seconds the countdown is not corrected for its own sake (the bar
+    /// still is): the end arrives sooner than the correction would be read.
+    public var etaQuietTail: Double = 120
     /// Seconds ahead the predictive display-error check looks: a bar that will be off by more
     /// than ε that soon (and is already off by half of it) is corrected now, in one push.
     public var errorLookahead: Double = 30

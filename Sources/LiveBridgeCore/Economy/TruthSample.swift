@@ -108,3 +108,53 @@ public struct PaceEstimate: Sendable, Hashable {
         return now - last.time > max(minimum, factor * (gap ?? 0))
     }
 }
+
+/// How well the source's own estimate and the measured pace have each predicted the progress
+/// that followed: each forecast (a rate) is scored one horizon later against what happened, and
+/// the finish blends the two by their track records (inverse-error weights). A source whose
+/// estimate is exact (SABnzbd's from the current speed) keeps its weight; one that runs long or
+/// short all along (a slicer's estimate) hands it to the pace.
+public struct ForecastScore: Sendable, Hashable {
+    struct Forecast: Sendable, Hashable {
+        var time: Double
+        var progress: Double
+        var source: Double?
+        var pace: Double?
+    }
+
+    private(set) var pending: [Forecast] = []
+    /// Smoothed squared relative error of each forecaster, nil until one was scored.
+    private(set) var sourceError: Double?
+    private(set) var paceError: Double?
+
+    public init() {}
+
+    /// Scores the forecasts at least `horizon` old against the progress `progress` true at `time`,
+    /// then records this moment's forecasts (rates in progress per second).
+    mutating func record(time: Double, progress: Double, sourceRate: Double?, paceRate: Double?, horizon: Double) {
+        while let first = pending.first, time - first.time >= horizon {
+            pending.removeFirst()
+            let actual = (progress - first.progress) / (time - first.time)
+            guard actual > 0 else { continue }
+            if let rate = first.source, rate > 0 { sourceError = Self.smooth(sourceError, Self.error(rate, actual)) }
+            if let rate = first.pace, rate > 0 { paceError = Self.smooth(paceError, Self.error(rate, actual)) }
+        }
+        guard sourceRate != nil || paceRate != nil else { return }
+        if let last = pending.last, time - last.time < horizon / 8 { return }
+        pending.append(Forecast(time: time, progress: progress, source: sourceRate, pace: paceRate))
+    }
+
+    /// The pace's share of the blend, nil before both forecasters were scored.
+    var paceShare: Double? {
+        guard let sourceError, let paceError else { return nil }
+        let total = sourceError + paceError
+        return total > 0 ? sourceError / total : 0.5
+    }
+
+    static func error(_ predicted: Double, _ actual: Double) -> Double {
+        let relative = (predicted - actual) / max(predicted, actual)
+        return relative * relative
+    }
+
+    static func smooth(_ old: Double?, _ new: Double) -> Double { old.map { 0.7 * $0 + 0.3 * new } ?? new }
+}

@@ -174,9 +174,10 @@ public struct ActivityTracker: Sendable {
 
     // MARK: - Coalescing
 
-    /// One event, one push: an update waits `coalesceWindow` for what follows it (the progress a
-    /// few ms after a card text), and any frame decided within the window after the last one that
-    /// left waits for the window to pass; frames waiting together leave as one request.
+    /// One event, one push: a new card text waits `coalesceWindow` for what follows it (the
+    /// progress a few ms later), and any other frame but an end decided within the window after
+    /// the last one that left waits for the window to pass; frames waiting together leave as one
+    /// request.
     private mutating func coalesce(_ frame: ActivityFrame, at now: Double) -> [ActivityFrame] {
         let window = settings.coalesceWindow
         guard window > 0 else {
@@ -194,8 +195,11 @@ public struct ActivityTracker: Sendable {
             return [release(waiting, at: now)]
         }
         let earliest = (lastReleaseAt ?? -.infinity) + window
-        let waitsForMore = frame.kind == .update
-        if now >= earliest && !waitsForMore {
+        // A new card text comes in a burst (the progress follows a few ms later): it waits for the
+        // rest of its event. A bar correction does not wait (the error would grow meanwhile), and
+        // an end never does.
+        let waitsForMore = frame.kind == .update && frame.reason == .structural
+        if frame.kind == .end || (now >= earliest && !waitsForMore) {
             lastReleaseAt = now
             return [frame]
         }

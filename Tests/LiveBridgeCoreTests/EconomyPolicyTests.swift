@@ -1,0 +1,140 @@
+import LiveBridgeCore
+import Testing
+
+/// The push policy's mechanisms, each on the family of inputs that used to defeat it.
+@Suite("Economy policy")
+struct EconomyPolicyTests {
+    static let base = 1_781_517_600.0
+
+    /// An appliance whose progress sensor (whole %) reports every 30 s and whose remaining-minutes
+    /// sensor reports every 60 s, offset by `offset`: each remaining update carries the progress
+    /// reported earlier, with the time it was true.
+    static func sampledAppliance(minutes: Double, offset: Double) -> [ActivityUpdate] {
+        let duration = minutes * 60
+        var updates: [ActivityUpdate] = []
+        var progress = 0.0
+        var progressAt = 0.0
+        var t = 0.0
+        while t < duration {
+            let progressDue = t.truncatingRemainder(dividingBy: 30) == 0
+            let remainingDue = (t - offset).truncatingRemainder(dividingBy: 60) == 0 && t >= offset
+            if progressDue {
+                progress = (t / duration * 100).rounded(.down) / 100
+                progressAt = t
+            }
+            if progressDue || remainingDue {
+                let remaining = ((duration - t) / 60).rounded(.down) * 60
+                updates.append(
+                    ActivityUpdate(
+                        slug: "washer", name: "Washer", phase: .active, content: GenericContent(state: "Washing"),
+                        progress: progress, eta: .remaining(remaining), observedAt: base + t,
+                        progressObservedAt: base + progressAt, progressResolution: 0.01, etaResolution: 60))
+            }
+            t += 1
+        }
+        updates.append(
+            ActivityUpdate(
+                slug: "washer", name: "Washer", phase: .ended(.success), content: GenericContent(state: "Done"),
+                progress: 1, observedAt: base + duration + 1))
+        return updates
+    }
+
+    @Test(
+        "a progress travelling with another sensor's update is compared at the time it was true",
+        arguments: [7.0, 15.0, 29.0, 45.0])
+    func progressAtItsOwnTime(offset: Double) {
+        let updates = Self.sampledAppliance(minutes: 8, offset: offset)
+        let result = EconomySimulation(model: .interpolating, settings: EconomySettings()).run(updates)
+        let displayErrors = result.pushes.filter { $0.frame.reason == .displayError }
+        // A straight program at its estimate: the seed, its glide, and the end frames; no
+        // re-anchor for a value that was already 30 s old.
+        #expect(displayErrors.isEmpty, "\(displayErrors.map { $0.time - Self.base })")
+        #expect(result.totalPushes <= 5, "\(result.pushes.map { ($0.time - Self.base, $0.frame.reason) })")
+    }
+
+    @Test("a source's estimate days ahead after a stall is not pushed; the pace's finish is", arguments: [1, 2, 3])
+    func noAbsurdCountdown(seed: Int) {
+        // 1 %/s (scaled by the seed) for 40 s, then a one-minute stall, then the job moves again
+        // while the source, measuring its speed over the stall, says 160 days.
+        let rate = 0.004 * Double(seed)
+        var updates: [ActivityUpdate] = []
+        var progress = 0.0
+        var t = 0.0
+        func observe(_ eta: Double?) {
+            updates.append(
+                ActivityUpdate(
+                    slug: "job", name: "Job", phase: .active, content: GenericContent(state: "Downloading"),
+                    progress: progress, eta: eta.map { .remaining($0) }, observedAt: Self.base + t))
+        }
+        while t < 40 {
+            observe((1 - progress) / rate)
+            progress += rate * 2
+            t += 2
+        }
+        let stallEnd = t + 60
+        while t < stallEnd {
+            observe(nil)
+            t += 2
+        }
+        while progress < 0.9 {
+            observe(160 * 86_400)
+            progress += rate * 2
+            t += 2
+        }
+        let result = EconomySimulation(model: .interpolating, settings: EconomySettings()).run(updates)
+        for push in result.pushes {
+            if let endDate = push.frame.content["end_date"]?.doubleValue {
+                #expect(endDate - push.time <= 86_400, "end_date \(endDate - push.time) s ahead at \(push.time)")
+                #expect(endDate - push.time <= 4 * (1 - progress + 0.5) / rate + 600)
+            }
+        }
+    }
+
+    @Test("frames of one activity decided within the coalescing window leave as one request")
+    func coalescing() {
+        let settings = EconomySettings()
+        var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
+        let t0 = Self.base
+        let seed = tracker.handle(
+            ActivityUpdate(
+                slug: "job", name: "Job", phase: .active, content: GenericContent(state: "Washing"), progress: 0.1,
+                eta: .remaining(1200), observedAt: t0), at: t0)
+        #expect(seed.count == 1 && seed.first?.kind == .seed)
+        // A new card text, and the progress a few ms later: nothing leaves before the window ends.
+        let text = tracker.handle(
+            ActivityUpdate(
+                slug: "job", name: "Job", phase: .active, content: GenericContent(state: "Rinsing"), progress: 0.1,
+                eta: .remaining(1190), observedAt: t0 + 10), at: t0 + 10)
+        let progress = tracker.handle(
+            ActivityUpdate(
+                slug: "job", name: "Job", phase: .active, content: GenericContent(state: "Rinsing"), progress: 0.5,
+                eta: .remaining(1190), observedAt: t0 + 10.05), at: t0 + 10.05)
+        #expect(text.isEmpty && progress.isEmpty)
+        let due = try! #require(tracker.nextDeadline)
+        #expect(abs(due - (t0 + 10 + settings.coalesceWindow)) < 1e-9)
+        let released = tracker.tick(at: due)
+        #expect(released.count == 1)
+        let frame = try! #require(released.first)
+        #expect(frame.content["state"]?.stringValue == "Rinsing")
+        #expect(frame.patch["state"]?.stringValue == "Rinsing", "the one request carries the text")
+        #expect((frame.content["progress"]?.doubleValue ?? 0) >= 0.5, "… and the progress that followed it")
+    }
+
+    @Test("a stall stops the glide (no countdown) and the job moving again costs one push")
+    func stallThenResume() {
+        var job = Trajectory()
+        job.run(rate: 1.0 / 600, for: 120)
+        job.run(rate: 0, for: 180)
+        job.runToEnd(rate: 1.0 / 600)
+        job.end()
+        let result = EconomySimulation(model: .interpolating, settings: EconomySettings()).run(job.updates)
+        let stallStart = Trajectory().start + 120
+        let stallEnd = stallStart + 180
+        let duringStall = result.pushes.filter { $0.time > stallStart && $0.time <= stallEnd }
+        #expect(duringStall.count == 1, "\(duringStall.map { ($0.time - stallStart, $0.frame.reason) })")
+        #expect(duringStall.first?.frame.content["end_date"] == nil, "no countdown while stalled")
+        let resumed = result.pushes.filter { $0.time > stallEnd && $0.time < stallEnd + 60 }
+        #expect(resumed.count == 1)
+        #expect(resumed.first?.frame.content["live_progress"]?.boolValue == true)
+    }
+}
