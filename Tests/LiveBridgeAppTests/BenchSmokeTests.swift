@@ -1,8 +1,9 @@
 import Foundation
-import LiveBridgeApp
 import LiveBridgeCore
 import Synchronization
 import Testing
+
+@testable import LiveBridgeApp
 
 /// `livebridge bench --quick` runs in-process and produces sane numbers (not fast ones: this is
 /// a debug build on a shared machine).
@@ -28,7 +29,8 @@ struct BenchSmokeTests {
 
         // Economy: every job pushed, errors are fractions of the bar, LiveBridge never beats the oracle.
         let jobs = try #require(report["economy"]?.arrayValue)
-        #expect(jobs.count == 11)
+        #expect(jobs.count == BenchTrajectories.quick.count)
+        #expect(jobs.count == 20)
         for job in jobs {
             let name = job["name"]?.stringValue ?? "?"
             let pushes = try #require(job["livebridge"]?["pushes"]?.intValue)
@@ -47,6 +49,17 @@ struct BenchSmokeTests {
                 }
             }
             #expect((job["fixed"]?["pushes"]?.intValue ?? 0) > 0, "\(name)")
+        }
+
+        // Corpus: every family ran its variants, with figures in range.
+        let families = try #require(report["corpus"]?.arrayValue)
+        #expect(families.count == Corpus.families.count)
+        for family in families {
+            let name = family["family"]?.stringValue ?? "?"
+            #expect(family["jobs"]?.intValue == 2, "\(name)")
+            #expect((family["ratioP50"]?.doubleValue ?? 0) >= 1, "\(name): LiveBridge never beats the oracle")
+            #expect((0...1).contains(family["maxError"]?.doubleValue ?? -1), "\(name)")
+            #expect(family["invariants"]?["withinCoalescingWindow"]?.intValue == 0, "\(name)")
         }
 
         // Month: three policies, every one spending updates; the fixed interval spends the most.

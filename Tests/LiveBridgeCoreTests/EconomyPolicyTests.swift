@@ -95,29 +95,35 @@ struct EconomyPolicyTests {
         let settings = EconomySettings()
         var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
         let t0 = Self.base
-        let seed = tracker.handle(
-            ActivityUpdate(
-                slug: "job", name: "Job", phase: .active, content: GenericContent(state: "Washing"), progress: 0.1,
-                eta: .remaining(1200), observedAt: t0), at: t0)
-        #expect(seed.count == 1 && seed.first?.kind == .seed)
-        // A new card text, and the progress a few ms later: nothing leaves before the window ends.
-        let text = tracker.handle(
-            ActivityUpdate(
-                slug: "job", name: "Job", phase: .active, content: GenericContent(state: "Rinsing"), progress: 0.1,
-                eta: .remaining(1190), observedAt: t0 + 10), at: t0 + 10)
-        let progress = tracker.handle(
-            ActivityUpdate(
-                slug: "job", name: "Job", phase: .active, content: GenericContent(state: "Rinsing"), progress: 0.5,
-                eta: .remaining(1190), observedAt: t0 + 10.05), at: t0 + 10.05)
-        #expect(text.isEmpty && progress.isEmpty)
+        func observe(_ state: String, _ progress: Double, at t: Double) -> [ActivityFrame] {
+            tracker.handle(
+                ActivityUpdate(
+                    slug: "job", name: "Job", phase: .active, content: GenericContent(state: state),
+                    progress: progress, eta: .remaining(1200 - (t - t0)), observedAt: t), at: t)
+        }
+        let seed = observe("Washing", 0.1, at: t0)
+        #expect(seed.count == 1 && seed.first?.kind == .seed, "a seed leaves at once")
+        // A new card text half a second after the seed, and its progress a few ms later.
+        let text = observe("Rinsing", 0.1, at: t0 + 0.5)
+        let progress = observe("Rinsing", 0.5, at: t0 + 0.55)
+        #expect(text.isEmpty && progress.isEmpty, "nothing leaves within the window after the seed")
         let due = try! #require(tracker.nextDeadline)
-        #expect(abs(due - (t0 + 10 + settings.coalesceWindow)) < 1e-9)
+        #expect(abs(due - (t0 + settings.coalesceWindow)) < 1e-9)
+        #expect(tracker.tick(at: due - 0.1).isEmpty)
         let released = tracker.tick(at: due)
         #expect(released.count == 1)
         let frame = try! #require(released.first)
-        #expect(frame.content["state"]?.stringValue == "Rinsing")
         #expect(frame.patch["state"]?.stringValue == "Rinsing", "the one request carries the text")
         #expect((frame.content["progress"]?.doubleValue ?? 0) >= 0.5, "… and the progress that followed it")
+        // Long after the window, a card text leaves at once.
+        let later = observe("Spinning", 0.6, at: t0 + 60)
+        #expect(later.count == 1 && later.first?.patch["state"]?.stringValue == "Spinning")
+        // An end right behind it is never held back.
+        let end = tracker.handle(
+            ActivityUpdate(
+                slug: "job", name: "Job", phase: .ended(.success), content: GenericContent(state: "Done"),
+                progress: 1, observedAt: t0 + 60.5), at: t0 + 60.5)
+        #expect(end.isEmpty == false || tracker.nextDeadline.map { $0 <= t0 + 62 } == true)
     }
 
     @Test("a stall stops the glide (no countdown) and the job moving again costs one push")

@@ -333,6 +333,24 @@ struct BenchReport: Sendable {
                     ]
                 })
         }
+        if let corpus {
+            root["corpus"] = .array(
+                corpus.map { row in
+                    let invariants = row.invariants
+                    return [
+                        "family": .string(row.family), "summary": .string(row.summary),
+                        "jobs": .int(Int64(row.jobs.count)), "meanPushes": .number(Self.round(row.meanPushes)),
+                        "ratioP50": .number(Self.round(row.p50)), "ratioP95": .number(Self.round(row.p95)),
+                        "ratioMax": .number(Self.round(row.maxRatio)), "maxError": .number(Self.round(row.maxError)),
+                        "invariants": [
+                            "oscillations": .int(Int64(invariants.oscillations)),
+                            "absurdCountdowns": .int(Int64(invariants.absurdCountdowns)),
+                            "staleNumbers": .int(Int64(invariants.staleNumbers)),
+                            "withinCoalescingWindow": .int(Int64(invariants.coalescing)),
+                        ],
+                    ]
+                })
+        }
         if let month {
             root["month"] = [
                 "budget": .int(Int64(month.budget)), "oracle": .int(Int64(month.oracleUpdates)),

@@ -64,8 +64,12 @@ struct LatencyBench: Sendable {
         let queue = DeliveryQueue(
             sink: sink, clock: clock, logger: .disabled, metrics: MetricsRegistry(), health: .detached(clock: clock),
             ledger: ledger)
+        // Events follow each other as fast as they arrive; the coalescing window would hold each
+        // one back by design (up to `coalesceWindow`), so the path is measured without it.
+        var settings = EconomySettings()
+        settings.coalesceWindow = 0
         let engine = ActivityEngine(
-            bindings: [ActivityEngine.Binding(sink: sink, queue: queue, ledger: ledger)], settings: EconomySettings(),
+            bindings: [ActivityEngine.Binding(sink: sink, queue: queue, ledger: ledger)], settings: settings,
             clock: clock, store: store, logger: .disabled, metrics: MetricsRegistry())
         await engine.start()
 

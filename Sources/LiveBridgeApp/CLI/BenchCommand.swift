@@ -104,6 +104,10 @@ extension BenchCommand {
             "paceWindowFraction": \.paceWindowFraction, "paceWeightMaximum": \.paceWeightMaximum,
             "stallMinimum": \.stallMinimum, "stallGapFactor": \.stallGapFactor, "errorLookahead": \.errorLookahead,
             "etaReversalWindow": \.etaReversalWindow, "etaReversalFactor": \.etaReversalFactor,
+            "paceMinimumSpan": \.paceMinimumSpan, "paceShareUnscored": \.paceShareUnscored,
+            "scoreHorizonGaps": \.scoreHorizonGaps, "paceChangeFactor": \.paceChangeFactor,
+            "paceChangeSpan": \.paceChangeSpan, "etaQuietTail": \.etaQuietTail,
+            "absurdFinishFactor": \.absurdFinishFactor,
         ]
     }
 

@@ -113,15 +113,13 @@ public struct EconomyPolicy: Sendable {
 
     /// Folds a new truth into the memory (the pace).
     public func observe(_ truth: TruthSample, paused: Bool, startedAt: Double?, memory: inout Memory) {
-        guard let progress = truth.progress else { return }
-        if paused {
-            // A pause is not a slowdown: the pace starts again when the job moves.
-            memory.pace.reset()
-            return
-        }
+        // A pause is not a slowdown: its flat stretch is cut out of the pace when the job moves.
+        guard let progress = truth.progress, !paused else { return }
         let stallGap = max(settings.stallMinimum, settings.stallGapFactor * (memory.pace.gap ?? 0))
         let window = paceWindow(at: truth.time, startedAt)
-        memory.pace.add(progress: progress, at: truth.progressTime, window: window, stallGap: stallGap)
+        memory.pace.add(
+            progress: progress, at: truth.progressTime, window: window, stallGap: stallGap,
+            change: (settings.paceChangeFactor, settings.paceChangeSpan))
         guard progress < 1 else { return }
         var sourceRate: Double?
         if let finish = truth.finish, !truth.fixedFinish, finish > truth.progressTime {
@@ -129,7 +127,8 @@ public struct EconomyPolicy: Sendable {
         }
         memory.score.record(
             time: truth.progressTime, progress: progress, sourceRate: sourceRate,
-            paceRate: memory.pace.rate(at: truth.progressTime, minimumSpan: settings.paceMinimumSpan), horizon: window)
+            paceRate: memory.pace.rate(at: truth.progressTime, minimumSpan: settings.paceMinimumSpan),
+            horizon: max(settings.paceMinimumSpan, settings.scoreHorizonGaps * (memory.pace.gap ?? 0)))
     }
 
     func paceWindow(at t: Double, _ startedAt: Double?) -> Double {
@@ -193,7 +192,9 @@ public struct EconomyPolicy: Sendable {
         case (let source?, let paced?):
             let sourceLeft = max(0, source - now)
             let pacedLeft = max(0, paced - now)
-            if sourceLeft > settings.absurdFinishFactor * pacedLeft + 60 {
+            if sourceLeft > settings.absurdFinishFactor * pacedLeft
+                + max(truth.finishResolution, settings.paceMinimumSpan)
+            {
                 result = paced
             } else {
                 result = source + paceWeight(memory, resolution: truth.resolution) * (paced - source)
@@ -211,11 +212,12 @@ public struct EconomyPolicy: Sendable {
     }
 
     /// How much the measured pace is believed against the source's estimate: by their track
-    /// records (`ForecastScore`; none before both were scored), less while the pace rests on few
+    /// records (`ForecastScore`; `paceShareUnscored` before both were scored), less while the pace rests on few
     /// steps of a coarse source (one whole percent in two says little about the pace).
     func paceWeight(_ memory: Memory, resolution: Double) -> Double {
         let advanced = (memory.pace.corners.last?.progress ?? 0) - (memory.pace.corners.first?.progress ?? 0)
-        guard advanced > 0, let share = memory.score.paceShare else { return 0 }
+        guard advanced > 0 else { return 0 }
+        let share = memory.score.paceShare ?? settings.paceShareUnscored
         let precision = max(0, 1 - 2 * resolution / advanced)
         return min(settings.paceWeightMaximum, share) * precision
     }

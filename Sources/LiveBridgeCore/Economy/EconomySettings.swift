@@ -75,12 +75,25 @@ public struct EconomySettings: Sendable, Hashable {
     public var paceWindowFraction: Double = 0.25
     /// Upper bound of the pace window: an hour-old pace says little about the next minutes.
     public var paceWindowMaximum: Double = 1800
+    /// The pace window restarts at a change of speed: when the advances of the last
+    /// max(`paceChangeSpan`, 4 usual gaps) seconds run this many times faster or slower than the
+    /// ones before (a server halving its rate is a new pace, not noise to average over).
+    public var paceChangeFactor: Double = 1.6
+    /// See `paceChangeFactor`.
+    public var paceChangeSpan: Double = 10
     /// A pace needs its advances to span this many seconds before it is believed.
     public var paceMinimumSpan: Double = 6
     /// Largest weight of the measured pace against the source's own estimate when the two are
     /// blended; the rest stays with the source, which may know what the pace cannot (a slow
     /// first layer, a faster last stretch).
     public var paceWeightMaximum: Double = 0.8
+    /// The source's estimate and the pace are scored against the progress made this many of the
+    /// job's usual gaps between advances later (at least `paceMinimumSpan`): soon enough to learn
+    /// within a minute-long download, long enough that a stepwise source's steps average out.
+    public var scoreHorizonGaps: Double = 4
+    /// The pace's share of the finish before the source's estimate and the pace have both been
+    /// scored against what followed: no track record either way.
+    public var paceShareUnscored: Double = 0
     /// The job is stalled when the progress has not moved for max(this, `stallGapFactor` ×
     /// the usual gap between its advances): the bar then stands still instead of gliding on.
     public var stallMinimum: Double = 3
@@ -88,7 +101,7 @@ public struct EconomySettings: Sendable, Hashable {
     public var stallGapFactor: Double = 3
     /// A source's finish further out than this many times what the measured pace supports is
     /// not believed (a rate measured right after a stall); the pace's finish is used instead.
-    public var absurdFinishFactor: Double = 4
+    public var absurdFinishFactor: Double = 2
     /// No `end_date` further out than this (seconds) unless the source states a fixed finish:
     /// nothing a home-lab job does is usefully counted down from days away.
     public var maximumCountdown: Double = 86_400

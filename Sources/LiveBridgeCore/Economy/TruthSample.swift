@@ -51,7 +51,10 @@ public struct PaceEstimate: Sendable, Hashable {
     public var lastAdvance: Double? { corners.last?.time }
 
     /// Adds the progress `progress` true at `time`; keeps the corners of the last `window` seconds.
-    mutating func add(progress: Double, at time: Double, window: Double, stallGap: Double = .infinity) {
+    mutating func add(
+        progress: Double, at time: Double, window: Double, stallGap: Double = .infinity,
+        change: (factor: Double, span: Double)? = nil
+    ) {
         guard let last = corners.last else {
             corners.append(Corner(time: time, progress: progress))
             return
@@ -63,16 +66,35 @@ public struct PaceEstimate: Sendable, Hashable {
             return
         }
         guard progress > last.progress + 1e-9, time > last.time else { return }
-        let step = time - last.time
+        var step = time - last.time
         if corners.count >= 2, step > stallGap {
-            // The first advance after a stall: the pace before it says little about the pace now,
-            // and the stall itself is not part of it.
-            corners = [Corner(time: time, progress: progress)]
-            return
+            // The first advance after a stall or a pause: the pace is the job's speed while it
+            // moves, so the stretch it stood still is cut out of the timeline (the corners before
+            // it move later by that much) instead of read as a slowdown.
+            let usual = gap ?? 0
+            let shift = step - usual
+            for index in corners.indices { corners[index].time += shift }
+            step = usual
         }
         gap = gap.map { 0.7 * $0 + 0.3 * step } ?? step
         corners.append(Corner(time: time, progress: progress))
         while corners.count > 2, corners[1].time <= time - window { corners.removeFirst() }
+        if let change { restartAtChange(factor: change.factor, span: max(change.span, 4 * (gap ?? 0))) }
+    }
+
+    /// A change of speed (a server slowing down, the last layers printing faster): when the
+    /// corners of the last `span` seconds give a rate `factor` times above or below the rate of
+    /// the corners before them, the window starts at the change, so the pace follows the job now
+    /// instead of averaging the old speed in for a whole window.
+    private mutating func restartAtChange(factor: Double, span: Double) {
+        guard corners.count >= 4, let last = corners.last else { return }
+        guard let split = corners.lastIndex(where: { $0.time <= last.time - span }), split >= 1 else { return }
+        let older = (corners[split].progress - corners[0].progress) / (corners[split].time - corners[0].time)
+        let recent = (last.progress - corners[split].progress) / (last.time - corners[split].time)
+        guard older > 0, recent > 0, older.isFinite, recent.isFinite else { return }
+        if recent > factor * older || recent * factor < older {
+            corners.removeFirst(split)
+        }
     }
 
     /// Forgets everything (a pause or a new job).

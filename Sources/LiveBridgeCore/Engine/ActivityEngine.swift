@@ -161,7 +161,8 @@ public actor ActivityEngine {
                     var frames = tracker.handle(update, at: clock.now)
                     frames += tracker.tick(at: clock.now + settings.endDisplay)
                     trackers[name]?[slug] = tracker
-                    await send(frames, to: binding)
+                    // The final frame and the end leave as one request when one can carry both.
+                    await send(Self.folded(frames), to: binding)
                 }
             }
         }
@@ -178,6 +179,19 @@ public actor ActivityEngine {
     }
 
     // MARK: - Internals
+
+    /// `frames` of one activity merged into as few requests as merge patches allow.
+    static func folded(_ frames: [ActivityFrame]) -> [ActivityFrame] {
+        var result: [ActivityFrame] = []
+        for frame in frames {
+            if let last = result.last, let merged = last.merging(frame) {
+                result[result.count - 1] = merged
+            } else {
+                result.append(frame)
+            }
+        }
+        return result
+    }
 
     private func send(_ frames: [ActivityFrame], to binding: Binding) async {
         for frame in frames {

@@ -174,10 +174,9 @@ public struct ActivityTracker: Sendable {
 
     // MARK: - Coalescing
 
-    /// One event, one push: a new card text waits `coalesceWindow` for what follows it (the
-    /// progress a few ms later), and any other frame but an end decided within the window after
-    /// the last one that left waits for the window to pass; frames waiting together leave as one
-    /// request.
+    /// One event, one push: a frame decided within `coalesceWindow` after the last one that left
+    /// (the estimate a second after a seed, the progress a few ms after a card text) waits for the
+    /// window to pass, and frames waiting together leave as one request; an end never waits.
     private mutating func coalesce(_ frame: ActivityFrame, at now: Double) -> [ActivityFrame] {
         let window = settings.coalesceWindow
         guard window > 0 else {
@@ -189,22 +188,23 @@ public struct ActivityTracker: Sendable {
                 held = merged
                 return []
             }
-            // Frames one request cannot carry (a seed, then its end): the waiting one leaves now.
+            // Frames one request cannot carry (a seed, then its end): the waiting one leaves now,
+            // and the newer one waits its own window (an end goes right behind it).
+            let released = release(waiting, at: now)
+            if frame.kind == .end { return [released, frame] }
             held = frame
             heldUntil = now + window
-            return [release(waiting, at: now)]
+            return [released]
         }
         let earliest = (lastReleaseAt ?? -.infinity) + window
-        // A new card text comes in a burst (the progress follows a few ms later): it waits for the
-        // rest of its event. A bar correction does not wait (the error would grow meanwhile), and
-        // an end never does.
-        let waitsForMore = frame.kind == .update && frame.reason == .structural
-        if frame.kind == .end || (now >= earliest && !waitsForMore) {
+        // An end never waits; nothing waits when the last frame left long enough ago (a push is
+        // never delayed for an event that may not come).
+        if frame.kind == .end || now >= earliest {
             lastReleaseAt = now
             return [frame]
         }
         held = frame
-        heldUntil = max(earliest, waitsForMore ? now + window : now)
+        heldUntil = earliest
         return []
     }
 
