@@ -56,7 +56,7 @@ struct BenchSmokeTests {
         #expect(families.count == Corpus.families.count)
         for family in families {
             let name = family["family"]?.stringValue ?? "?"
-            #expect(family["jobs"]?.intValue == 2, "\(name)")
+            #expect(family["jobs"]?.intValue == 1, "\(name)")
             #expect((family["ratioP50"]?.doubleValue ?? 0) >= 1, "\(name): LiveBridge never beats the oracle")
             #expect((0...1).contains(family["maxError"]?.doubleValue ?? -1), "\(name)")
             #expect(family["invariants"]?["withinCoalescingWindow"]?.intValue == 0, "\(name)")

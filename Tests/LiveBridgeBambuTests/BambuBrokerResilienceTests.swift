@@ -59,7 +59,7 @@ extension BambuBrokerTests {
             await bench.advance(by: 10)
             await printer.close()
             #expect(bench.creates(printer.slug) == 1, "the same activity, never created twice")
-            #expect(bench.states(printer.slug) == Self.calibration + ["Layer N/M", "Complete"])
+            #expect(bench.states(printer.slug) == Self.calibration + ["Printing", "Complete"])
             #expect(bench.states(printer.slug).contains("Printer offline") == false, "a short blip is not shown")
             #expect(printer.simulator.pushallRequests == 2, "pushall on each connect, never on a timer")
             #expect(bench.fake.violations.isEmpty, "\(bench.fake.violations)")
@@ -195,7 +195,7 @@ extension BambuBrokerTests {
             let health = try #require(bench.health(of: "p1s"))
             #expect(health.status == .ok, "a parse error does not make the source unhealthy")
             #expect(health.lastError?.contains("not a report") == true)
-            #expect(bench.states(printer.slug) == Self.calibration + ["Layer N/M", "Complete"])
+            #expect(bench.states(printer.slug) == Self.calibration + ["Printing", "Complete"])
             #expect(bench.fake.violations.isEmpty, "\(bench.fake.violations)")
         }
     }
@@ -217,8 +217,8 @@ extension BambuBrokerTests {
             await x1.close()
             await p1.close()
             #expect(bench.fake.activities.count == 2)
-            #expect(bench.states(x1.slug) == Self.calibration + ["Layer N/M", "Complete"])
-            #expect(bench.states(p1.slug) == Self.calibration + ["Layer N/M", "Cancelled"])
+            #expect(bench.states(x1.slug) == Self.calibration + ["Printing", "Complete"])
+            #expect(bench.states(p1.slug) == Self.calibration + ["Printing", "Cancelled"])
             #expect(bench.fake.activity(x1.slug)?.content["subtitle"] == "Benchy")
             #expect(bench.fake.activity(p1.slug)?.content["subtitle"] == "Clip")
             #expect(bench.creates(x1.slug) == 1 && bench.creates(p1.slug) == 1)
@@ -262,7 +262,7 @@ extension BambuBrokerTests {
             await printer.close()
             #expect(
                 bench.states(printer.slug)
-                    == Self.calibration + ["Layer N/M", "Printer offline", "Layer N/M", "Complete"])
+                    == Self.calibration + ["Printing", "Printer offline", "Printing", "Complete"])
             #expect(bench.creates(printer.slug) == 1)
             #expect(bench.fake.violations.isEmpty, "\(bench.fake.violations)")
         }

@@ -30,7 +30,7 @@ struct BambuBrokerTests {
 
             let slug = "bambu-00m09a350100123"
             #expect(printer.slug == slug)
-            #expect(bench.states(slug) == Self.calibration + ["Layer N/M", "Complete"])
+            #expect(bench.states(slug) == Self.calibration + ["Printing", "Complete"])
             let activity = try #require(bench.fake.activity(slug))
             #expect(activity.creates == 1)
             #expect(activity.state == "ended")
@@ -39,13 +39,16 @@ struct BambuBrokerTests {
             #expect(activity.content["subtitle"] == "Benchy")
             #expect(activity.name == "x1c")
             #expect(bench.fake.violations.isEmpty, "\(bench.fake.violations)")
-            // The printing frame carried the layer as its text (a volatile detail) and glides to the finish.
+            // The printing frame says "Printing", carries the layer in its volatile subtitle and glides to
+            // the finish.
             let contents = bench.fake.records.compactMap { $0.body?["content"] }
-            let printing = try #require(contents.first { $0["state"] == "Layer 1/40" })
+            let printing = try #require(
+                contents.first { $0["subtitle"]?.stringValue?.hasPrefix("Layer 1/40 · ") == true })
+            #expect(printing["state"] == "Printing")
             #expect(printing["live_progress"] == true && printing["end_date"]?.intValue != nil)
             #expect(
                 contents.contains {
-                    $0["subtitle"]?.stringValue?.hasPrefix("Benchy · 2") == true
+                    $0["subtitle"]?.stringValue?.contains("Benchy · 2") == true
                         && $0["subtitle"]?.stringValue?.hasSuffix("°C · Standard") == true
                 })
             #expect(printer.simulator.pushallRequests == 1, "pushall only on connect")
@@ -66,7 +69,7 @@ struct BambuBrokerTests {
             try await printer.play(steps)
             await bench.advance(by: 10)
             await printer.close()
-            #expect(bench.states(printer.slug) == Self.calibration + ["Layer N/M", "Complete"])
+            #expect(bench.states(printer.slug) == Self.calibration + ["Printing", "Complete"])
             // Every report after the first was a delta; the state still knew the job name from the pushall merge.
             let reports = printer.events.items.compactMap { event -> BambuReport? in
                 if case .report(let report, _, _) = event { return report }
@@ -86,14 +89,14 @@ struct BambuBrokerTests {
         arguments: [
             (
                 SimulatedPrinterModel.p1, SimulatedPrintScript.Ending.pause(atPercent: 40, reports: 3),
-                ["Layer N/M", "Paused by the user", "Layer N/M", "Complete"], "green"
+                ["Printing", "Paused by the user", "Printing", "Complete"], "green"
             ),
             (
                 .a1, .runout(atPercent: 50, reports: 2),
-                ["Layer N/M", "Paused: filament runout", "Layer N/M", "Complete"], "green"
+                ["Printing", "Paused: filament runout", "Printing", "Complete"], "green"
             ),
-            (.p1, .cancel(atPercent: 30), ["Layer N/M", "Cancelled"], "orange"),
-            (.x1, .fail(atPercent: 55), ["Layer N/M", "Failed: Z-axis step loss"], "red"),
+            (.p1, .cancel(atPercent: 30), ["Printing", "Cancelled"], "orange"),
+            (.x1, .fail(atPercent: 55), ["Printing", "Failed: Z-axis step loss"], "red"),
         ])
     func endings(model: SimulatedPrinterModel, ending: SimulatedPrintScript.Ending, expected: [String], color: String)
         async throws

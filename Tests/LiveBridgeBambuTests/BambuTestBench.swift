@@ -87,7 +87,7 @@ final class BambuTestBench: Sendable {
     }
 
     /// The `state` texts the fake received for `slug` in PATCH bodies, in order, repeats collapsed
-    /// and every `Layer 12/40` written as `Layer N/M`.
+    /// and every `Layer 12/40` written as `Layer N/M` (with `layerText: "state"`).
     func states(_ slug: String) -> [String] {
         var texts: [String] = []
         for record in fake.records where record.path.hasSuffix("/\(slug)") && record.method == "PATCH" {

@@ -9,10 +9,11 @@ struct EngineHarness {
     let engine: ActivityEngine
     let settings: EconomySettings
 
-    init(endDisplay: Double = 0.3) async throws {
+    init(endDisplay: Double = 0.3, coalesceWindow: Double? = nil) async throws {
         let pushward = try FakePushWardServer()
         var settings = EconomySettings()
         settings.endDisplay = endDisplay
+        if let coalesceWindow { settings.coalesceWindow = coalesceWindow }
         let clock = SystemClock()
         let sink = PushWardSink(
             configuration: .init(name: "phone", baseURL: pushward.baseURL, apiKey: pushward.apiKey),

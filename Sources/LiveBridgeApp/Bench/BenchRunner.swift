@@ -34,7 +34,7 @@ struct BenchRunner: Sendable {
         }
         if wanted.contains("corpus") {
             var corpus = CorpusBench(settings: settings)
-            if options.quick { corpus.variants = 2 }
+            if options.quick { corpus.variants = 1 }
             progress("bench: corpus, \(corpus.families.count) families × \(corpus.variants) variants")
             let bench = corpus
             // Minutes of CPU-bound simulation: on a thread of its own, not on the task pool.

@@ -60,6 +60,11 @@ public struct EconomyPolicy: Sendable {
         public internal(set) var pace = PaceEstimate()
         /// The track records of the source's estimate and of the pace.
         public internal(set) var score = ForecastScore()
+        /// The rate between the last two observations of the progress (the predictive check's
+        /// fallback before the pace is believable).
+        var lastObservedRate: Double?
+        var lastObservedTime: Double?
+        var lastObservedProgress: Double?
         var etaDeviationSince: Double?
         var lastETAMoveAt: Double?
         var lastETAMoveLater: Bool?
@@ -115,6 +120,13 @@ public struct EconomyPolicy: Sendable {
     public func observe(_ truth: TruthSample, paused: Bool, startedAt: Double?, memory: inout Memory) {
         // A pause is not a slowdown: its flat stretch is cut out of the pace when the job moves.
         guard let progress = truth.progress, !paused else { return }
+        if let time = memory.lastObservedTime, let previous = memory.lastObservedProgress, truth.progressTime > time {
+            memory.lastObservedRate = (progress - previous) / (truth.progressTime - time)
+        }
+        if truth.progressTime > memory.lastObservedTime ?? -.infinity {
+            memory.lastObservedTime = truth.progressTime
+            memory.lastObservedProgress = progress
+        }
         let stallGap = max(settings.stallMinimum, settings.stallGapFactor * (memory.pace.gap ?? 0))
         let window = paceWindow(at: truth.time, startedAt)
         memory.pace.add(
@@ -362,7 +374,7 @@ public struct EconomyPolicy: Sendable {
             if let now = progress(truth, memory: memory, at: t) {
                 let errorNow = abs(anchor.shown(at: t, model: model) - now)
                 if errorNow > epsilon, staticSpacingOK { return .displayError }
-                if max(errorThen, errorNow) > epsilon / 2, let rate = pace(memory, at: t) {
+                if max(errorThen, errorNow) > epsilon / 2, let rate = pace(memory, at: t) ?? memory.lastObservedRate {
                     let ahead = t + settings.errorLookahead
                     let expected = min(1, now + rate * settings.errorLookahead)
                     if abs(anchor.shown(at: ahead, model: model) - expected) > epsilon, staticSpacingOK {

@@ -63,10 +63,12 @@ public struct EconomySettings: Sendable, Hashable {
     /// See `staticETAToleranceMinimum`.
     public var staticETAToleranceFraction: Double = 0.25
 
-    /// Frames of one activity decided within this many seconds of each other leave as one
-    /// request (a seed and the estimate that follows it, a card text and the progress a few ms
-    /// later): one event, one push.
-    public var coalesceWindow: Double = 2
+    /// A frame decided within this many seconds after the last one of its activity left waits for
+    /// the window to pass, and frames waiting together leave as one request (a card text and the
+    /// progress a few ms later, an estimate right after a seed): one event, one push. Short,
+    /// because it also bounds how fast a correction can follow: a one-minute download moves
+    /// ~2 % a second.
+    public var coalesceWindow: Double = 1
     /// The pace is measured over the points where the progress moved within the last
     /// max(this, `paceWindowFraction` × the job's age) seconds: long enough to average a
     /// source's steps, short enough to follow a real change of speed.
@@ -81,8 +83,9 @@ public struct EconomySettings: Sendable, Hashable {
     public var paceChangeFactor: Double = 1.6
     /// See `paceChangeFactor`.
     public var paceChangeSpan: Double = 10
-    /// A pace needs its advances to span this many seconds before it is believed.
-    public var paceMinimumSpan: Double = 6
+    /// A pace needs its advances to span this many seconds (and three of the source's usual gaps
+    /// between advances) before it is believed.
+    public var paceMinimumSpan: Double = 2
     /// Largest weight of the measured pace against the source's own estimate when the two are
     /// blended; the rest stays with the source, which may know what the pace cannot (a slow
     /// first layer, a faster last stretch).

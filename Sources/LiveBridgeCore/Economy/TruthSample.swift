@@ -103,13 +103,15 @@ public struct PaceEstimate: Sendable, Hashable {
         gap = nil
     }
 
-    /// Progress per second as of `now`, nil before the advances span `minimumSpan`. While the
+    /// Progress per second as of `now`, nil before the advances span `minimumSpan` and three of the
+    /// source's usual gaps. While the
     /// next advance is overdue the pace is at most what it would be if that advance came now,
     /// so a slowdown shows before the source reports it.
     func rate(at now: Double, minimumSpan: Double) -> Double? {
         guard corners.count >= 2, let first = corners.first, let last = corners.last else { return nil }
         let span = last.time - first.time
-        guard span >= minimumSpan else { return nil }
+        // At least a few of the source's own steps, however fine or coarse they are.
+        guard span >= max(minimumSpan, 3 * (gap ?? 0)) else { return nil }
         let advanced = last.progress - first.progress
         let measured = advanced / span
         let usualGap = max(gap ?? 0, span / Double(corners.count - 1))

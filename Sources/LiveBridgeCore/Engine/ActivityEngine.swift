@@ -159,7 +159,7 @@ public actor ActivityEngine {
                     update.content = GenericContent(json: tracker.stored, ignoringUnknownOrEmpty: ())
                     update.content.state = .value("Bridge stopped")
                     var frames = tracker.handle(update, at: clock.now)
-                    frames += tracker.tick(at: clock.now + settings.endDisplay)
+                    frames += tracker.drain(at: clock.now + settings.endDisplay)
                     trackers[name]?[slug] = tracker
                     // The final frame and the end leave as one request when one can carry both.
                     await send(Self.folded(frames), to: binding)

@@ -132,7 +132,7 @@ public struct ActivityTracker: Sendable {
         var deadline: Double?
         switch lifecycle {
         case .ending:
-            deadline = endDue
+            deadline = endDue.map { max($0, (lastReleaseAt ?? -.infinity) + settings.coalesceWindow) }
         case .running:
             deadline = heartbeatDue
             if let anchorDeadline { deadline = min(deadline ?? .infinity, anchorDeadline) }
@@ -153,7 +153,10 @@ public struct ActivityTracker: Sendable {
         }
         switch lifecycle {
         case .ending:
-            guard let endDue, now >= endDue else { return released }
+            // The end follows the final frame by `endDisplay`, and never within the coalescing
+            // window after it (a short `endDisplay` must not fold the two-phase end into one).
+            guard let endDue, held == nil, now >= max(endDue, (lastReleaseAt ?? -.infinity) + settings.coalesceWindow)
+            else { return released }
             return released + coalesce(finishEnd(at: now), at: now)
         case .running:
             if let deadline = anchorDeadline, now >= deadline {
@@ -172,6 +175,15 @@ public struct ActivityTracker: Sendable {
         }
     }
 
+    /// Everything still to send, now, whatever the coalescing window says: a held frame and, in a
+    /// two-phase end, the end (shutdown).
+    public mutating func drain(at now: Double) -> [ActivityFrame] {
+        var frames: [ActivityFrame] = []
+        if let frame = held { frames.append(release(frame, at: now)) }
+        if lifecycle == .ending { frames.append(finishEnd(at: now)) }
+        return frames
+    }
+
     // MARK: - Coalescing
 
     /// One event, one push: a frame decided within `coalesceWindow` after the last one that left
@@ -184,7 +196,7 @@ public struct ActivityTracker: Sendable {
             return [frame]
         }
         if let waiting = held {
-            if let merged = waiting.merging(frame) {
+            if waiting.kind != .final || frame.kind != .end, let merged = waiting.merging(frame) {
                 held = merged
                 return []
             }
