@@ -324,17 +324,7 @@ enum Corpus {
         let start = t
         let totalActual = actual.reduce(0, +)
         while t - start < totalActual {
-            var elapsed = t - start
-            var done = 0.0
-            for index in 0..<sections {
-                if elapsed >= actual[index] {
-                    done += weights[index]
-                    elapsed -= actual[index]
-                } else {
-                    done += weights[index] * elapsed / actual[index]
-                    break
-                }
-            }
+            let done = SyntheticJobs.slicerTime(done: t - start, weights: weights, actual: actual)
             let fraction = min(1, done / slicer)
             emit(
                 t, .active, "Printing", fraction: fraction, minutesLeft: Int(((slicer - done) / 60).rounded(.down)),

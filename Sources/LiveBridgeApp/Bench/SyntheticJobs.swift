@@ -63,17 +63,7 @@ enum SyntheticJobs {
                 }
             }
             if printTime >= printDuration { break }
-            var done = 0.0
-            var elapsed = printTime
-            for index in 0..<sections {
-                if elapsed >= actual[index] {
-                    done += weights[index]
-                    elapsed -= actual[index]
-                } else {
-                    done += weights[index] * elapsed / actual[index]
-                    break
-                }
-            }
+            let done = slicerTime(done: printTime, weights: weights, actual: actual)
             let fraction = min(1, done / slicerTotal)
             let percent = Int((fraction * 100).rounded(.down))
             let minutes = Int(((slicerTotal - done) / 60).rounded(.down))
@@ -91,6 +81,22 @@ enum SyntheticJobs {
         }
         result.append(update(t, .ended(.success), "Finished", percent: 100, minutes: 0, layer: layers))
         return result
+    }
+
+    /// Slicer time done after `elapsed` real seconds of a print whose sections take `weights`
+    /// seconds in the slicer's model and `actual` seconds on the printer.
+    static func slicerTime(done elapsed: Double, weights: [Double], actual: [Double]) -> Double {
+        var done = 0.0
+        var left = elapsed
+        for index in weights.indices {
+            if left >= actual[index] {
+                done += weights[index]
+                left -= actual[index]
+            } else {
+                return done + weights[index] * left / actual[index]
+            }
+        }
+        return done
     }
 
     // MARK: - Home Assistant washer

@@ -162,9 +162,10 @@ public struct BambuActivityMapper: Sendable {
     ) -> ActivityUpdate {
         let content = GenericContent(
             state: card.state, icon: card.icon, subtitle: job?.name, accentColor: card.accentColor)
+        // `mc_percent` is whole percent and `mc_remaining_time` whole minutes, both floored.
         return ActivityUpdate(
             slug: slug, name: printerName, phase: phase, content: content, details: details, progress: progress,
-            eta: eta, observedAt: time)
+            eta: eta, observedAt: time, progressResolution: 0.01, etaResolution: 60)
     }
 
     private func progressUpdate(at time: Double) -> ActivityUpdate {
