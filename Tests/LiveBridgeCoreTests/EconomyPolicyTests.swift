@@ -126,6 +126,23 @@ struct EconomyPolicyTests {
         #expect(end.isEmpty == false || tracker.nextDeadline.map { $0 <= t0 + 62 } == true)
     }
 
+    @Test("observations handled seconds after they were made cause no push storm", arguments: [0.0, 4.0, 12.0])
+    func lateObservations(delay: Double) {
+        var job = Trajectory()
+        job.runToEnd(rate: 1.0 / 1800)
+        job.end()
+        var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: EconomySettings())
+        var pushes: [ActivityFrame] = []
+        for update in job.updates {
+            let now = (update.observedAt ?? 0) + delay
+            while let due = tracker.nextDeadline, due <= now { pushes += tracker.tick(at: due) }
+            pushes += tracker.handle(update, at: now)
+        }
+        // A steady half-hour job: seed, perhaps a correction or two, the two-phase end.
+        #expect(pushes.count <= 6, "\(pushes.map { ($0.time - job.start, $0.reason) })")
+        #expect(pushes.filter { $0.reason == .etaMoved }.count <= 2)
+    }
+
     @Test("a stall stops the glide (no countdown) and the job moving again costs one push")
     func stallThenResume() {
         var job = Trajectory()

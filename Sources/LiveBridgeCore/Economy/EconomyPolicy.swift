@@ -169,7 +169,9 @@ public struct EconomyPolicy: Sendable {
         let age = now - truth.progressTime
         guard age > 0, age <= settings.truthMaximumAge, p < 1 else { return p }
         let rate: Double
-        if let measured = pace(memory, at: now) {
+        // Stall and overdue steps are judged by what the observations show (at the latest
+        // observation), not by how late this decision is taken.
+        if let measured = pace(memory, at: truth.time) {
             rate = measured
         } else if let finish = truth.finish, finish > truth.progressTime {
             rate = (1 - p) / (finish - truth.progressTime)
@@ -191,12 +193,12 @@ public struct EconomyPolicy: Sendable {
     /// finish within `maximumCountdown`.
     public func finish(_ truth: TruthSample, memory: Memory, at now: Double) -> Double? {
         if truth.fixedFinish, let finish = truth.finish { return finish }
-        if stalled(memory, at: now) { return nil }
+        if stalled(memory, at: truth.time) { return nil }
         let progress = self.progress(truth, memory: memory, at: now) ?? truth.progress ?? 0
         guard progress < 1 else { return nil }
         let source = truth.finish.flatMap { now - truth.time <= settings.truthMaximumAge ? $0 : nil }
         var paceFinish: Double?
-        if let rate = memory.pace.rate(at: now, minimumSpan: settings.paceMinimumSpan), rate > 0 {
+        if let rate = memory.pace.rate(at: truth.time, minimumSpan: settings.paceMinimumSpan), rate > 0 {
             paceFinish = now + (1 - progress) / rate
         }
         var result: Double?
@@ -433,7 +435,7 @@ public struct EconomyPolicy: Sendable {
             finish - t >= max(3 * liveWindow(at: t, s.startedAt), min(60, 0.3 * jobAge(at: t, s.startedAt))),
             plan(
                 truth, memory: memory, paused: false, startedAt: s.startedAt, frozen: frozen, fallbackProgress: nil,
-                at: t
+                at: s.now
             )
             .live
         {
