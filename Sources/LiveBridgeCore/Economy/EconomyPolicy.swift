@@ -277,9 +277,17 @@ public struct EconomyPolicy: Sendable {
         let remaining = finish - now
         switch model {
         case .interpolating:
-            if remaining >= liveWindow(at: now, startedAt), plan.progress < 1 {
-                plan.endDate = endDate(
+            // A short tail still glides when a bar standing still would fall more than ε behind
+            // (more than ε left to go): its `end_date` then leaves room for the re-anchor lead, so
+            // a job finishing on time ends before the deadline re-anchor would fire.
+            let window = liveWindow(at: now, startedAt)
+            let tail =
+                !sample.fixedFinish && remaining > settings.deadlineLead && 1 - plan.progress > settings.maxDisplayError
+            if remaining >= window || tail, plan.progress < 1 {
+                var date = endDate(
                     forFinish: finish, progress: plan.progress, fixed: sample.fixedFinish, frozen: frozen, at: now)
+                if remaining < window { date = max(date, (finish + 2 * settings.deadlineLead).rounded()) }
+                plan.endDate = date
                 plan.live = true
             }
         case .static:

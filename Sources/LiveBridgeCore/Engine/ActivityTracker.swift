@@ -335,8 +335,10 @@ public struct ActivityTracker: Sendable {
 
     /// A re-anchor from the latest truth with unchanged text (deadline, heartbeat).
     private mutating func repush(reason: PushReason, at now: Double) -> ActivityFrame {
-        var desired = stored
+        // The card as last pushed, with the volatile details as the latest observation has them.
+        var desired = lastStable.objectValue?.isEmpty == false ? lastStable : stored
         for field in Self.anchorFields { desired[field] = nil }
+        for (key, value) in latestDetails.objectValue ?? [:] { desired[key] = value }
         return emitFrame(desired: desired, paused: lastPhaseKind == "paused", reason: reason, at: now)
     }
 
