@@ -1,0 +1,90 @@
+import LiveBridgeCore
+import Testing
+
+@testable import LiveBridgeApp
+
+/// Invariants of the push economy over a seeded subset of the generated corpus (every family, the
+/// first variants; `livebridge bench --only corpus` runs all of them). Deterministic: virtual
+/// time, fixed seeds.
+@Suite("Corpus properties")
+struct CorpusPropertyTests {
+    /// Variants per family checked here.
+    static let variants = 2
+
+    static func jobs() -> [(family: String, seed: UInt64, updates: [ActivityUpdate])] {
+        Corpus.families.enumerated().flatMap { index, family in
+            (0..<variants).map { variant in
+                let seed = CorpusBench.seed(family: index, variant: variant)
+                return (family.name, seed, family.generate(seed, ReplayCommand.base))
+            }
+        }
+    }
+
+    @Test("every family's jobs start with a seed, end with the two-phase end, and never beat the oracle")
+    func lifecycleAndOracle() {
+        let bench = CorpusBench()
+        for job in Self.jobs() {
+            let simulation = EconomySimulation(model: .interpolating, settings: bench.settings).run(job.updates)
+            let kinds = simulation.pushes.map(\.frame.kind)
+            #expect(kinds.first == .seed, "\(job.family) \(job.seed)")
+            #expect(kinds.suffix(2) == [.final, .end], "\(job.family) \(job.seed): \(kinds.suffix(3))")
+            let measured = bench.measure(family: job.family, seed: job.seed, job.updates)
+            #expect(measured.ratio >= 1, "\(job.family) \(job.seed): \(measured.pushes) vs oracle \(measured.oracle)")
+        }
+    }
+
+    @Test("no two requests of one activity within the coalescing window, on every family")
+    func coalescing() {
+        let settings = EconomySettings()
+        for job in Self.jobs() {
+            let pushes = EconomySimulation(model: .interpolating, settings: settings).run(job.updates).pushes
+            for (earlier, later) in zip(pushes, pushes.dropFirst()) {
+                let gap = later.time - earlier.time
+                let pair = "\(earlier.frame.reason) then \(later.frame.reason)"
+                #expect(gap >= settings.coalesceWindow - 1e-9, "\(job.family) \(job.seed): \(pair) \(gap) s apart")
+            }
+        }
+    }
+
+    @Test("no end_date further out than 24 h unless the source states a fixed finish, on every family")
+    func noCountdownPastADay() {
+        let settings = EconomySettings()
+        for job in Self.jobs() {
+            for push in EconomySimulation(model: .interpolating, settings: settings).run(job.updates).pushes {
+                guard let endDate = push.frame.content["end_date"]?.doubleValue, !push.frame.fixedFinish else {
+                    continue
+                }
+                #expect(
+                    endDate - push.time <= settings.maximumCountdown, "\(job.family) \(job.seed) at \(push.time)")
+            }
+        }
+    }
+
+    @Test("a stalled job shows no countdown: during every stall longer than a minute the last push has none")
+    func stallsShowNoCountdown() {
+        let settings = EconomySettings()
+        let index = Corpus.families.firstIndex { $0.name == "stall" }!
+        for variant in 0..<Self.variants {
+            let seed = CorpusBench.seed(family: index, variant: variant)
+            let updates = Corpus.families[index].generate(seed, ReplayCommand.base)
+            // The stall: the longest run of observations with the same progress while active.
+            var longest: (start: Double, end: Double) = (0, 0)
+            var runStart: (time: Double, progress: Double)?
+            for update in updates where update.phase == .active {
+                guard let progress = update.progress, let time = update.observedAt, progress < 1 else { continue }
+                if let run = runStart, abs(run.progress - progress) < 1e-12 {
+                    if time - run.time > longest.end - longest.start { longest = (run.time, time) }
+                } else {
+                    runStart = (time, progress)
+                }
+            }
+            #expect(longest.end - longest.start >= 30, "variant \(variant) has a stall")
+            let pushes = EconomySimulation(model: .interpolating, settings: settings).run(updates).pushes
+            // Sixty seconds into the stall the card on the phone counts nothing down.
+            let probe = longest.start + 60
+            guard longest.end > probe else { continue }
+            let last = pushes.last { $0.time <= probe }
+            #expect(last?.frame.content["live_progress"] == nil, "variant \(variant): still gliding at \(probe)")
+        }
+    }
+}
