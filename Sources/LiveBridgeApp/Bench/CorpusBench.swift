@@ -32,7 +32,7 @@ struct EconomyInvariants: Sendable, Hashable {
         var result = EconomyInvariants()
         let sorted = updates.sorted { ($0.observedAt ?? 0) < ($1.observedAt ?? 0) }
         var updateIndex = 0
-        var lastEndDate: (time: Double, endDate: Double)?
+        var lastEndDate: Double?
         var lastDirection: (time: Double, later: Bool)?
         var previousTime: Double?
         for push in pushes {
@@ -73,15 +73,15 @@ struct EconomyInvariants: Sendable, Hashable {
             if (!frame.fixedFinish && ahead > 86_400) || ahead > 3 * trueRemaining + 600 {
                 result.absurdCountdowns += 1
             }
-            if let last = lastEndDate, abs(endDate - last.endDate) >= reversalMinimum {
-                let later = endDate > last.endDate
+            if let last = lastEndDate, abs(endDate - last) >= reversalMinimum {
+                let later = endDate > last
                 if let direction = lastDirection, direction.later != later, push.time - direction.time < reversalWindow
                 {
                     result.oscillations += 1
                 }
                 lastDirection = (push.time, later)
             }
-            lastEndDate = (push.time, endDate)
+            lastEndDate = endDate
         }
         return result
     }

@@ -417,17 +417,14 @@ public struct EconomyPolicy: Sendable {
             let expected = self.endDate(
                 forFinish: finish, progress: progressNow, fixed: truth.fixedFinish, frozen: frozen, at: t)
             let later = expected > endDate
-            var reversing = false
             if let movedAt = memory.lastETAMoveAt, let movedLater = memory.lastETAMoveLater, movedLater != later,
                 t - movedAt < settings.etaReversalWindow
             {
                 tolerance *= settings.etaReversalFactor
-                reversing = true
             }
             // The bar itself is kept by rule 3 when it drifts (and that push takes the best
             // estimate then); this rule keeps the countdown honest, so only a move a person
             // would notice counts.
-            _ = reversing
             if abs(expected - endDate) > tolerance, remaining >= settings.etaQuietTail,
                 trendDisagrees(with: endDate, tolerance: tolerance, truth: truth, anchor: anchor, frozen: frozen)
             {

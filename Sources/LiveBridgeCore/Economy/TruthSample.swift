@@ -47,9 +47,6 @@ public struct PaceEstimate: Sendable, Hashable {
 
     public init() {}
 
-    /// When the progress last moved.
-    public var lastAdvance: Double? { corners.last?.time }
-
     /// Adds the progress `progress` true at `time`; keeps the corners of the last `window` seconds.
     mutating func add(
         progress: Double, at time: Double, window: Double, stallGap: Double = .infinity,

@@ -559,6 +559,4 @@ public struct ActivityTracker: Sendable {
     static func round(_ progress: Double) -> Double {
         (min(1, max(0, progress)) * 10000).rounded() / 10000
     }
-
-    static func clamp(_ value: Double, _ low: Double, _ high: Double) -> Double { min(high, max(low, value)) }
 }
