@@ -106,7 +106,8 @@ enum DisplayErrorMeter {
         var samples: Int
     }
 
-    /// Measures `anchors` (ascending by time) drawn under `model` against `truth`.
+    /// Measures `anchors` (ascending by time) drawn under `model` against `truth`, from the first
+    /// anchor on (before it there is no card to be wrong).
     static func measure(_ truth: JobTruth, anchors: [DisplayAnchor], model: DisplayModel = .interpolating) -> Figures {
         guard !anchors.isEmpty, !truth.samples.isEmpty, truth.end > truth.start else {
             return Figures(max: 0, mean: 0, samples: 0)
@@ -116,12 +117,14 @@ enum DisplayErrorMeter {
         var anchorIndex = 0
         var maxError = 0.0
         var sum = 0.0
-        for (t, value) in zip(times, values) {
+        var count = 0
+        for (t, value) in zip(times, values) where t >= anchors[0].time {
+            count += 1
             while anchorIndex + 1 < anchors.count, anchors[anchorIndex + 1].time <= t { anchorIndex += 1 }
             let error = abs(anchors[anchorIndex].shown(at: t, model: model) - value)
             maxError = max(maxError, error)
             sum += error
         }
-        return Figures(max: maxError, mean: sum / Double(times.count), samples: times.count)
+        return Figures(max: maxError, mean: count > 0 ? sum / Double(count) : 0, samples: count)
     }
 }
