@@ -126,6 +126,74 @@ struct EconomyPolicyTests {
         #expect(end.isEmpty == false || tracker.nextDeadline.map { $0 <= t0 + 62 } == true)
     }
 
+    /// A download observed every `interval` seconds: no estimate on the first answer, then one.
+    static func download(_ progress: Double, at t: Double, estimate: Bool, immediate: Bool = false) -> ActivityUpdate {
+        var update = ActivityUpdate(
+            slug: "job", name: "Job", phase: .active, content: GenericContent(state: "Downloading"),
+            progress: progress, eta: estimate ? .remaining((1 - progress) * 1800) : nil, observedAt: t)
+        update.immediate = immediate
+        return update
+    }
+
+    @Test("a seed without an estimate waits for the first one and leaves with it as one gliding request")
+    func seedWaitsForEstimate() throws {
+        let settings = EconomySettings()
+        var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
+        let t0 = Self.base
+        #expect(tracker.handle(Self.download(0, at: t0, estimate: false), at: t0).isEmpty, "the seed waits")
+        #expect(tracker.nextDeadline == t0 + settings.startWait, "… at most `startWait`")
+        #expect(tracker.handle(Self.download(0.002, at: t0 + 3, estimate: true), at: t0 + 3).isEmpty)
+        let due = try #require(tracker.nextDeadline)
+        #expect(due <= t0 + 3 + settings.coalesceWindow + 1e-9, "the estimate ends the wait")
+        let frames = tracker.tick(at: due)
+        #expect(frames.count == 1)
+        let seed = try #require(frames.first)
+        #expect(seed.kind == .seed && seed.activityState == "ongoing")
+        #expect(seed.patch["live_progress"] == true && seed.patch["end_date"]?.doubleValue != nil)
+        #expect(seed.patch["state"] == "Downloading" && seed.patch["template"] == "generic", "the whole content")
+    }
+
+    @Test("a seed whose estimate never comes leaves after `startWait`; an asked-for card and an ending job never wait")
+    func seedWaitBounds() throws {
+        let settings = EconomySettings()
+        let t0 = Self.base
+        var silent = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
+        #expect(silent.handle(Self.download(0.1, at: t0, estimate: false), at: t0).isEmpty)
+        #expect(silent.handle(Self.download(0.1, at: t0 + 5, estimate: false), at: t0 + 5).isEmpty)
+        #expect(silent.tick(at: t0 + settings.startWait - 0.5).isEmpty)
+        let late = silent.tick(at: t0 + settings.startWait)
+        #expect(late.count == 1 && late.first?.kind == .seed && late.first?.patch["live_progress"] == nil)
+
+        var asked = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
+        let now = asked.handle(Self.download(0.1, at: t0, estimate: false, immediate: true), at: t0)
+        #expect(now.count == 1 && now.first?.kind == .seed, "the activities API starts the card at once")
+
+        var failing = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
+        #expect(failing.handle(Self.download(0, at: t0, estimate: false), at: t0).isEmpty)
+        let failed = failing.handle(
+            ActivityUpdate(
+                slug: "job", name: "Job", phase: .ended(.failure), content: GenericContent(state: "Failed"),
+                progress: 0, observedAt: t0 + 2), at: t0 + 2)
+        #expect(failed.map(\.kind) == [.seed], "the seed leaves when the end comes")
+        var kinds = failed.map(\.kind)
+        while let due = failing.nextDeadline { kinds += failing.tick(at: due).map(\.kind) }
+        #expect(kinds == [.seed, .final, .end], "start and end stay separate requests, the outcome kept")
+    }
+
+    @Test("a restart while the seed waits starts the activity afresh: a seed, never a patch of nothing")
+    func restartDuringSeedWait() throws {
+        let settings = EconomySettings()
+        let t0 = Self.base
+        var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
+        #expect(tracker.handle(Self.download(0, at: t0, estimate: false), at: t0).isEmpty)
+        var restored = try #require(
+            ActivityTracker(snapshot: tracker.snapshot, model: .interpolating, settings: settings))
+        #expect(restored.lifecycle == .idle)
+        var frames = restored.handle(Self.download(0.01, at: t0 + 20, estimate: true), at: t0 + 20)
+        while frames.isEmpty, let due = restored.nextDeadline { frames = restored.tick(at: due) }
+        #expect(frames.first?.kind == .seed && frames.first?.patch["live_progress"] == true)
+    }
+
     @Test("observations handled seconds after they were made cause no push storm", arguments: [0.0, 4.0, 12.0])
     func lateObservations(delay: Double) {
         var job = Trajectory()

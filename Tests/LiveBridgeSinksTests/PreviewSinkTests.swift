@@ -137,8 +137,11 @@ struct PreviewSinkTests {
                     health: .detached(clock: clock), ledger: ledger),
                 ledger: ledger)
         }
+        // The job has no estimate: its seed must not wait for one here (`startWait`).
+        var settings = EconomySettings()
+        settings.startWait = 0
         let engine = ActivityEngine(
-            bindings: bindings, settings: EconomySettings(), clock: clock, store: store, logger: .disabled,
+            bindings: bindings, settings: settings, clock: clock, store: store, logger: .disabled,
             metrics: MetricsRegistry(), drivesItself: false)
         await engine.start()
         await preview.attach(to: engine)

@@ -132,6 +132,7 @@ public enum ConfigLoader {
             economy.staticETAToleranceMinimum = reader.duration(
                 "staticEtaTolerance", default: economy.staticETAToleranceMinimum, range: 1...3600)
             economy.etaPersistence = reader.duration("etaPersistence", default: economy.etaPersistence, range: 0...600)
+            economy.startWait = reader.duration("startWait", default: economy.startWait, range: 0...120)
             reader.finish()
         }
         let levelText = root.string("logLevel", default: "info")

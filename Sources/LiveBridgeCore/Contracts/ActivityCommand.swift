@@ -111,9 +111,11 @@ public enum ActivityCommand {
         }
         if !problems.isEmpty { throw ContentValidationError(problems: problems) }
         let name = string("name") ?? slug
-        return ActivityUpdate(
+        var update = ActivityUpdate(
             slug: slug, name: name, phase: phase, content: content, progress: progress ?? (eta == nil ? nil : nil),
             eta: eta, priority: members["priority"]?.intValue, observedAt: now)
+        update.immediate = true
+        return update
     }
 }
 

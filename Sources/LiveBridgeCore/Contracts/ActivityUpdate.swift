@@ -90,6 +90,9 @@ public struct ActivityUpdate: Sendable, Hashable {
     public var progressResolution: Double?
     /// How precisely the source states its remaining time, seconds (60 for whole minutes).
     public var etaResolution: Double?
+    /// A person or an automation asked for this card (the activities API, `livebridge send`): its
+    /// start is pushed at once, never held for an estimate (`EconomySettings.startWait`).
+    public var immediate: Bool = false
 
     public init(
         slug: String, name: String, phase: ActivityPhase, content: GenericContent = GenericContent(),

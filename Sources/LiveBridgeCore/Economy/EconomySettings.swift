@@ -37,14 +37,21 @@ public struct EconomySettings: Sendable, Hashable {
     /// would otherwise fall back to the pushed progress).
     public var deadlineLead: Double = 3
     /// `end_date` is set this much after the estimated finish (at most, and never more than keeps
-    /// the glide within 0.3 ε of the truth), so a job finishing on time ends before the bar
+    /// the glide within `finishPadErrorShare` × ε of the truth), so a job finishing on time ends before the bar
     /// would fall back and no re-anchor is needed.
     public var finishPad: Double = 120
+    /// The pad never costs the glide more than this share of ε at the finish (a bar aimed late by
+    /// the pad lags the truth by at most that much when the job ends on time).
+    public var finishPadErrorShare: Double = 0.3
     /// Glide only when the finish is at least this far ahead; shorter tails stand still.
     public var liveMinimumWindow: Double = 20
     /// A fixed finish time (a timer) is pushed unchanged; if the job still runs this long after
     /// it, the bar is frozen at the truth.
     public var fixedFinishGrace: Double = 10
+    /// A fixed finish is pushed this many seconds late: the end the source sends at its finish
+    /// takes a moment to arrive, and a bar whose `end_date` has passed falls back to the progress
+    /// last pushed (an empty bar for the last second of a timer) instead of staying full.
+    public var fixedFinishPad: Double = 2
     /// A truth older than this is not extrapolated; the bar is frozen at it instead.
     public var truthMaximumAge: Double = 120
     /// An ETA deviation beyond the tolerance must last this long (seconds) before it is pushed.
@@ -69,6 +76,11 @@ public struct EconomySettings: Sendable, Hashable {
     /// because it also bounds how fast a correction can follow: a one-minute download moves
     /// ~2 % a second.
     public var coalesceWindow: Double = 1
+    /// A job's first frame, when it has no estimate worth a glide yet, waits up to this many
+    /// seconds for one (the source's next answer, the pace after a few steps): the card then
+    /// appears once, already gliding, instead of a still seed and a glide seconds later. Anything
+    /// worth a push ends the wait early (a bar off by ε, a new card text, a pause, the end).
+    public var startWait: Double = 10
     /// The pace is measured over the points where the progress moved within the last
     /// max(this, `paceWindowFraction` × the job's age) seconds: long enough to average a
     /// source's steps, short enough to follow a real change of speed.

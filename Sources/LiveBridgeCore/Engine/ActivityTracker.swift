@@ -114,7 +114,16 @@ public struct ActivityTracker: Sendable {
         case .active, .paused:
             switch lifecycle {
             case .idle, .ended:
-                return coalesce(start(update, stable: stable, phaseKind: phaseKind, at: now), at: now)
+                let seed = start(update, stable: stable, phaseKind: phaseKind, at: now)
+                if settings.startWait > 0, !update.immediate, held == nil, anchor?.endDate == nil,
+                    phaseKind == "active", let progress = truth?.progress, progress < 1
+                {
+                    // No estimate yet: the seed waits for the first glide (see `startWait`).
+                    held = seed
+                    heldUntil = now + settings.startWait
+                    return []
+                }
+                return coalesce(seed, at: now)
             case .ending:
                 lifecycle = .running
                 endDue = nil
@@ -191,22 +200,26 @@ public struct ActivityTracker: Sendable {
     /// window to pass, and frames waiting together leave as one request; an end never waits.
     private mutating func coalesce(_ frame: ActivityFrame, at now: Double) -> [ActivityFrame] {
         let window = settings.coalesceWindow
-        guard window > 0 else {
-            lastReleaseAt = now
-            return [frame]
-        }
         if let waiting = held {
-            if waiting.kind != .final || frame.kind != .end, let merged = waiting.merging(frame) {
+            // A seed and its end stay two requests (the card was started; the end says how it went).
+            let startThenEnd = waiting.kind == .seed && (frame.kind == .final || frame.kind == .end)
+            if !startThenEnd, waiting.kind != .final || frame.kind != .end, let merged = waiting.merging(frame) {
                 held = merged
-                return []
+                // A seed waiting for its estimate leaves one window after the frame that ends the wait.
+                heldUntil = min(heldUntil ?? .infinity, now + window)
+                return window > 0 ? [] : [release(merged, at: now)]
             }
             // Frames one request cannot carry (a seed, then its end): the waiting one leaves now,
             // and the newer one waits its own window (an end goes right behind it).
             let released = release(waiting, at: now)
-            if frame.kind == .end { return [released, frame] }
+            if frame.kind == .end || window <= 0 { return [released, frame] }
             held = frame
             heldUntil = now + window
             return [released]
+        }
+        guard window > 0 else {
+            lastReleaseAt = now
+            return [frame]
         }
         let earliest = (lastReleaseAt ?? -.infinity) + window
         // An end never waits; nothing waits when the last frame left long enough ago (a push is
@@ -518,7 +531,10 @@ public struct ActivityTracker: Sendable {
     ) {
         self.startedAt = startedAt
         self.hasGlided = glided ?? (anchor?.endDate != nil || lifecycle != .running)
-        self.lifecycle = lifecycle
+        // A seed that never reached the service (it waited for its estimate when the process
+        // stopped) started nothing there: the next observation starts the activity afresh.
+        let neverStarted = lifecycle == .running && deliveredSequence == 0 && sequence > 0
+        self.lifecycle = neverStarted ? .idle : lifecycle
         self.stored = stored
         self.lastStable = lastStable
         self.lastPhaseKind = phase
