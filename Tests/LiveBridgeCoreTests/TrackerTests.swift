@@ -299,13 +299,13 @@ struct TrackerTests {
         #expect(tracker.handle(job.updates[0], at: job.time + 1, budget: exhausted).count == 1)
     }
 
-    @Test("an absolute finish time is used as end_date unchanged")
+    @Test("an absolute finish time is used as end_date, `fixedFinishPad` late")
     func absoluteFinish() throws {
         var tracker = ActivityTracker(slug: "timer", model: .interpolating, settings: settings)
         let update = ActivityUpdate(
             slug: "timer", name: "Washer", phase: .active, content: GenericContent(state: "Washing"), progress: 0.25,
             eta: .finishesAt(1_781_519_400), observedAt: 1_781_517_600)
         let frames = tracker.handle(update, at: 1_781_517_600)
-        #expect(frames.first?.patch["end_date"] == .int(1_781_519_400))
+        #expect(frames.first?.patch["end_date"] == .int(1_781_519_400 + Int64(settings.fixedFinishPad)))
     }
 }

@@ -74,14 +74,14 @@ struct HomeAssistantLiveTests {
         return printer
     }
 
-    @Test("a timer started through the API: end_date = finishes_at; finishing gives the two-phase end")
+    @Test("a timer started through the API: end_date = finishes_at + fixedFinishPad; finishing gives the two-phase end")
     func timer() async throws {
         try await withBridge(entities: [HomeAssistantEntityMapping(entity: "timer.washer", slug: "washer")]) {
             ha, bridge in
             try await bridge.waitUntilSubscribed("washer")
             let started = try await ha.call("timer", "start", ["entity_id": "timer.washer"])
             let finishesAt = try #require(started.arrayValue?.first?["attributes"]?["finishes_at"]?.stringValue)
-            let endDate = Int64(try #require(RFC3339.parse(finishesAt)))
+            let endDate = Int64(try #require(RFC3339.parse(finishesAt))) + Int64(EconomySettings().fixedFinishPad)
             #expect(await bridge.pushward.waitUntil { $0.activity("washer")?.content["end_date"] == .int(endDate) })
             let created = try #require(bridge.pushward.activity("washer"))
             #expect(created.state == "ongoing" && created.content["live_progress"] == true)
@@ -273,7 +273,8 @@ struct HomeAssistantLiveTests {
                 #expect(request.contains("\"end_date\"") && !request.hasPrefix("refused"), "\(request)")
                 #expect(
                     await bridge.pushward.waitUntil {
-                        $0.activity("washer")?.content["end_date"] == .int(Int64(RFC3339.parse(finishesAt)!))
+                        $0.activity("washer")?.content["end_date"]
+                            == .int(Int64(RFC3339.parse(finishesAt)!) + Int64(EconomySettings().fixedFinishPad))
                     })
                 #expect(bridge.pushward.activity("washer")?.content["state"] == "Washing")
                 try await ha.call("timer", "start", ["entity_id": "timer.washer", "duration": "00:00:02"])

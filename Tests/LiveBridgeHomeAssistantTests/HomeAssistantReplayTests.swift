@@ -89,6 +89,10 @@ struct HomeAssistantReplayTests {
             #expect(washer.maxError <= EconomySettings().maxDisplayError + 0.005)
         }
         #expect(result.pushes.last?.frame.kind == .end)
-        #expect(result.pushes.contains { $0.frame.content["end_date"] == .int(Int64(Self.base + 5 + 1800)) })
+        #expect(
+            result.pushes.contains {
+                $0.frame.content["end_date"]
+                    == .int(Int64(Self.base + 5 + 1800) + Int64(EconomySettings().fixedFinishPad))
+            })
     }
 }

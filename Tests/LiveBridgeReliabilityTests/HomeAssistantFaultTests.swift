@@ -40,7 +40,10 @@ struct HomeAssistantFaultTests {
         let first = try await home.nextSession()
         try await first.waitForSubscription("entities")
         #expect(
-            await bridge.pushward.waitUntil { $0.activity("washer")?.content["end_date"] == .int(Int64(now + 1200)) })
+            await bridge.pushward.waitUntil {
+                $0.activity("washer")?.content["end_date"]
+                    == .int(Int64(now + 1200) + Int64(EconomySettings().fixedFinishPad))
+            })
 
         // Restart: the connection drops; Home Assistant comes back with the cycle extended by 5 min.
         home.setStates(Self.washer(finishesAt: now + 1500))
@@ -50,7 +53,10 @@ struct HomeAssistantFaultTests {
         try await second.waitForSubscription("entities")
         let reconnected = seconds(since: restarted)
         #expect(
-            await bridge.pushward.waitUntil { $0.activity("washer")?.content["end_date"] == .int(Int64(now + 1500)) })
+            await bridge.pushward.waitUntil {
+                $0.activity("washer")?.content["end_date"]
+                    == .int(Int64(now + 1500) + Int64(EconomySettings().fixedFinishPad))
+            })
         let resynced = seconds(since: restarted)
         #expect(bridge.pushward.activity("washer")?.state == "ongoing")
 

@@ -110,7 +110,8 @@ extension BenchCommand {
             "paceMinimumSpan": \.paceMinimumSpan, "paceShareUnscored": \.paceShareUnscored,
             "scoreHorizonGaps": \.scoreHorizonGaps, "paceChangeFactor": \.paceChangeFactor,
             "paceChangeSpan": \.paceChangeSpan, "etaQuietTail": \.etaQuietTail,
-            "absurdFinishFactor": \.absurdFinishFactor,
+            "absurdFinishFactor": \.absurdFinishFactor, "startWait": \.startWait,
+            "finishPadErrorShare": \.finishPadErrorShare,
         ]
     }
 

@@ -128,11 +128,19 @@ public struct EconomyPolicy: Sendable {
             memory.lastObservedProgress = progress
         }
         let stallGap = max(settings.stallMinimum, settings.stallGapFactor * (memory.pace.gap ?? 0))
-        let window = paceWindow(at: truth.time, startedAt)
+        // The window holds at least the few usual gaps a pace needs (a sensor sampled every
+        // 30–60 s would otherwise never have one).
+        let window = max(paceWindow(at: truth.time, startedAt), 4 * (memory.pace.gap ?? 0))
+        let corners = memory.pace.corners.count
+        let lastCorner = memory.pace.corners.last
         memory.pace.add(
             progress: progress, at: truth.progressTime, window: window, stallGap: stallGap,
             change: (settings.paceChangeFactor, settings.paceChangeSpan))
-        guard progress < 1 else { return }
+        // Forecasts are made and scored where the progress moved: between two such points a
+        // stepwise source's value is exact, anywhere else it is off by up to a step, which over a
+        // few steps would drown what the forecasts are scored on.
+        guard progress < 1, memory.pace.corners.count != corners || memory.pace.corners.last != lastCorner
+        else { return }
         var sourceRate: Double?
         if let finish = truth.finish, !truth.fixedFinish, finish > truth.progressTime {
             sourceRate = (1 - progress) / (finish - truth.progressTime)
@@ -253,14 +261,14 @@ public struct EconomyPolicy: Sendable {
     public func endDate(forFinish finish: Double, progress: Double, fixed: Bool, frozen: Bool, at now: Double)
         -> Double
     {
-        guard !fixed else { return finish.rounded() }
+        guard !fixed else { return (finish + settings.fixedFinishPad).rounded() }
         let window = max(0, finish - now)
         if frozen {
             // No re-anchor can be afforded before the month resets: aim late enough that a job
             // running a little behind its estimate still ends before the bar would fall back.
             return (finish + 0.15 * window).rounded()
         }
-        let allowed = 0.3 * settings.maxDisplayError * window / max(0.01, 1 - progress)
+        let allowed = settings.finishPadErrorShare * settings.maxDisplayError * window / max(0.01, 1 - progress)
         return (finish + min(settings.finishPad, allowed)).rounded()
     }
 
@@ -282,7 +290,7 @@ public struct EconomyPolicy: Sendable {
             // a job finishing on time ends before the deadline re-anchor would fire.
             let window = liveWindow(at: now, startedAt)
             let tail =
-                !sample.fixedFinish && remaining > settings.deadlineLead && 1 - plan.progress > settings.maxDisplayError
+                !sample.fixedFinish && remaining > 0 && 1 - plan.progress > settings.maxDisplayError
             if remaining >= window || tail, plan.progress < 1 {
                 var date = endDate(
                     forFinish: finish, progress: plan.progress, fixed: sample.fixedFinish, frozen: frozen, at: now)
@@ -305,7 +313,9 @@ public struct EconomyPolicy: Sendable {
         guard phase == "active", let anchor, anchor.isGliding(at: anchor.time, model: model),
             let endDate = anchor.endDate, suppressed != endDate
         else { return nil }
-        if let truth, truth.fixedFinish, truth.finish?.rounded() == endDate {
+        if let truth, truth.fixedFinish, let finish = truth.finish,
+            (finish + settings.fixedFinishPad).rounded() == endDate
+        {
             return endDate + settings.fixedFinishGrace
         }
         return endDate - settings.deadlineLead
@@ -385,8 +395,9 @@ public struct EconomyPolicy: Sendable {
                 let errorNow = abs(anchor.shown(at: t, model: model) - now)
                 if errorNow > epsilon, staticSpacingOK { return .displayError }
                 if max(errorThen, errorNow) > epsilon / 2, let rate = pace(memory, at: t) ?? memory.lastObservedRate {
-                    let ahead = t + settings.errorLookahead
-                    let expected = min(1, now + rate * settings.errorLookahead)
+                    // Not past the pushed `end_date`: the deadline rule owns what happens there.
+                    let ahead = min(t + settings.errorLookahead, anchor.endDate.map { max(t, $0 - 1) } ?? .infinity)
+                    let expected = min(1, now + rate * (ahead - t))
                     if abs(anchor.shown(at: ahead, model: model) - expected) > epsilon, staticSpacingOK {
                         return .displayError
                     }
@@ -410,9 +421,15 @@ public struct EconomyPolicy: Sendable {
                 return stalled(memory, at: t) ? .displayError : nil
             }
             let remaining = max(0, finish - t)
+            // A finish is never known better than the source states it: twice its own resolution
+            // (whole minutes), and one step of a stepwise progress at the pace (a whole percent of
+            // a ten-hour print is six minutes the progress cannot resolve).
+            var stepDuration = 0.0
+            if truth.resolution > 0, let rate = pace(memory, at: t), rate > 0 { stepDuration = truth.resolution / rate }
             var tolerance =
-                max(settings.etaToleranceMinimum, settings.etaToleranceFraction * remaining, 2 * truth.finishResolution)
-                * budget.widening
+                max(
+                    settings.etaToleranceMinimum, settings.etaToleranceFraction * remaining,
+                    2 * truth.finishResolution, stepDuration) * budget.widening
             let progressNow = progress(truth, memory: memory, at: t) ?? anchor.progress
             let expected = self.endDate(
                 forFinish: finish, progress: progressNow, fixed: truth.fixedFinish, frozen: frozen, at: t)
