@@ -105,13 +105,13 @@ extension BenchCommand {
             "fixedFinishGrace": \.fixedFinishGrace, "endDisplay": \.endDisplay,
             "coalesceWindow": \.coalesceWindow, "paceWindowMinimum": \.paceWindowMinimum,
             "paceWindowFraction": \.paceWindowFraction, "paceWeightMaximum": \.paceWeightMaximum,
-            "stallMinimum": \.stallMinimum, "stallGapFactor": \.stallGapFactor, "errorLookahead": \.errorLookahead,
+            "stallMinimum": \.stallMinimum, "stallGapFactor": \.stallGapFactor,
             "etaReversalWindow": \.etaReversalWindow, "etaReversalFactor": \.etaReversalFactor,
             "paceMinimumSpan": \.paceMinimumSpan, "paceShareUnscored": \.paceShareUnscored,
             "scoreHorizonGaps": \.scoreHorizonGaps, "paceChangeFactor": \.paceChangeFactor,
             "paceChangeSpan": \.paceChangeSpan, "etaQuietTail": \.etaQuietTail,
             "absurdFinishFactor": \.absurdFinishFactor, "startWait": \.startWait,
-            "finishPadErrorShare": \.finishPadErrorShare,
+            "finishPadErrorShare": \.finishPadErrorShare, "errorLookaheadGaps": \.errorLookaheadGaps,
         ]
     }
 

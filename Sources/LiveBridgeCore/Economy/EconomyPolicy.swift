@@ -26,7 +26,7 @@ public struct BudgetPressure: Sendable, Hashable {
 ///    under budget pressure).
 /// 2. A heartbeat before the service's `stale_ttl`.
 /// 3. The bar is off by more than ε from the progress *at the time it was true*, or is off by
-///    half of ε and will be off by ε within `errorLookahead` at the measured pace.
+///    half of ε and will be off by ε within `errorLookaheadGaps` of its usual gaps at the measured pace.
 /// 4. A gliding bar about to pass its `end_date` while the job runs is re-anchored (deadline).
 /// 5. The pushed `end_date` is off from the robust finish (below) by more than the ETA tolerance
 ///    (never less than the source's own resolution), for `etaPersistence`, the measured pace
@@ -396,7 +396,10 @@ public struct EconomyPolicy: Sendable {
                 if errorNow > epsilon, staticSpacingOK { return .displayError }
                 if max(errorThen, errorNow) > epsilon / 2, let rate = pace(memory, at: t) ?? memory.lastObservedRate {
                     // Not past the pushed `end_date`: the deadline rule owns what happens there.
-                    let ahead = min(t + settings.errorLookahead, anchor.endDate.map { max(t, $0 - 1) } ?? .infinity)
+                    // As far as the next observations can still correct it in time: two of the
+                    // job's usual gaps between advances.
+                    let horizon = max(settings.errorLookaheadGaps * (memory.pace.gap ?? 0), settings.coalesceWindow + 1)
+                    let ahead = min(t + horizon, anchor.endDate.map { max(t, $0 - 1) } ?? .infinity)
                     let expected = min(1, now + rate * (ahead - t))
                     if abs(anchor.shown(at: ahead, model: model) - expected) > epsilon, staticSpacingOK {
                         return .displayError

@@ -129,9 +129,11 @@ public struct EconomySettings: Sendable, Hashable {
     /// In a job's last this-many seconds the countdown is not corrected for its own sake (the bar
     /// still is): the end arrives sooner than the correction would be read.
     public var etaQuietTail: Double = 120
-    /// Seconds ahead the predictive display-error check looks: a bar that will be off by more
-    /// than ε that soon (and is already off by half of it) is corrected now, in one push.
-    public var errorLookahead: Double = 30
+    /// The predictive display-error check looks this many of the job's usual gaps between advances
+    /// ahead: a bar already off by half of ε that will be off by ε before the observations could
+    /// show it is corrected now, in one push (and not half a minute early on a job polled every
+    /// second).
+    public var errorLookaheadGaps: Double = 2
 
     public init() {}
 
