@@ -53,7 +53,8 @@ struct BambuReplayTests {
         var unthrottled = EconomySettings()
         unthrottled.coalesceWindow = 0
         let bound = EconomySimulation(model: .interpolating, settings: unthrottled).run(updates)
-        #expect(bound.maxError <= unthrottled.maxDisplayError + 0.01, "max error \(bound.maxError)")
+        // (Plus the 1e-4 the pushed progress is rounded to.)
+        #expect(bound.maxError <= unthrottled.maxDisplayError + 0.01 + 1e-4, "max error \(bound.maxError)")
     }
 
     @Test("payloads as objects and as exact text replay the same; request lines are skipped")

@@ -135,12 +135,18 @@ struct EconomyPolicyTests {
         return update
     }
 
+    /// A tracker whose job's first observation (`progress`, no estimate) left nothing: its seed waits.
+    static func waitingSeed(_ progress: Double, at t: Double) -> ActivityTracker {
+        var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: EconomySettings())
+        #expect(tracker.handle(download(progress, at: t, estimate: false), at: t).isEmpty, "the seed waits")
+        return tracker
+    }
+
     @Test("a seed without an estimate waits for the first one and leaves with it as one gliding request")
     func seedWaitsForEstimate() throws {
         let settings = EconomySettings()
-        var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
         let t0 = Self.base
-        #expect(tracker.handle(Self.download(0, at: t0, estimate: false), at: t0).isEmpty, "the seed waits")
+        var tracker = Self.waitingSeed(0, at: t0)
         #expect(tracker.nextDeadline == t0 + settings.startWait, "… at most `startWait`")
         #expect(tracker.handle(Self.download(0.002, at: t0 + 3, estimate: true), at: t0 + 3).isEmpty)
         let due = try #require(tracker.nextDeadline)
@@ -157,8 +163,7 @@ struct EconomyPolicyTests {
     func seedWaitBounds() throws {
         let settings = EconomySettings()
         let t0 = Self.base
-        var silent = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
-        #expect(silent.handle(Self.download(0.1, at: t0, estimate: false), at: t0).isEmpty)
+        var silent = Self.waitingSeed(0.1, at: t0)
         #expect(silent.handle(Self.download(0.1, at: t0 + 5, estimate: false), at: t0 + 5).isEmpty)
         #expect(silent.tick(at: t0 + settings.startWait - 0.5).isEmpty)
         let late = silent.tick(at: t0 + settings.startWait)
@@ -168,8 +173,7 @@ struct EconomyPolicyTests {
         let now = asked.handle(Self.download(0.1, at: t0, estimate: false, immediate: true), at: t0)
         #expect(now.count == 1 && now.first?.kind == .seed, "the activities API starts the card at once")
 
-        var failing = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
-        #expect(failing.handle(Self.download(0, at: t0, estimate: false), at: t0).isEmpty)
+        var failing = Self.waitingSeed(0, at: t0)
         let failed = failing.handle(
             ActivityUpdate(
                 slug: "job", name: "Job", phase: .ended(.failure), content: GenericContent(state: "Failed"),
@@ -184,8 +188,7 @@ struct EconomyPolicyTests {
     func restartDuringSeedWait() throws {
         let settings = EconomySettings()
         let t0 = Self.base
-        var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
-        #expect(tracker.handle(Self.download(0, at: t0, estimate: false), at: t0).isEmpty)
+        let tracker = Self.waitingSeed(0, at: t0)
         var restored = try #require(
             ActivityTracker(snapshot: tracker.snapshot, model: .interpolating, settings: settings))
         #expect(restored.lifecycle == .idle)
