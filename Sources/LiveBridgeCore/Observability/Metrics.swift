@@ -53,6 +53,20 @@ public final class MetricsRegistry: Sendable {
         return state.withLock { $0.counters[key] ?? $0.gauges[key] ?? 0 }
     }
 
+    /// Removes every counter and gauge series whose `label` is one of `values` (slugs that are
+    /// gone), so the label set stays bounded by what is alive. One pass for the whole batch.
+    public func removeSeries(label: String, values: Set<String>) {
+        guard !values.isEmpty else { return }
+        let pairs = Set(values.map { "\(label)=\($0)" })
+        state.withLock { state in
+            state.counters = state.counters.filter { !$0.key.labels.contains(where: pairs.contains) }
+            state.gauges = state.gauges.filter { !$0.key.labels.contains(where: pairs.contains) }
+        }
+    }
+
+    /// Series currently exported (every name and label set), for tests and the soak bench.
+    public var seriesCount: Int { state.withLock { $0.counters.count + $0.gauges.count } }
+
     /// The sum of a counter over every label set.
     public func total(_ name: String) -> Double {
         state.withLock { $0.counters.filter { $0.key.name == name }.values.reduce(0, +) }
