@@ -41,7 +41,7 @@ public actor ActivityEngine {
 
     static let stateKey = TrackerJournal.checkpointKey
     /// The journal is folded into a new checkpoint this long after its first line …
-    static let checkpointDelay: Double = 1
+    public static let checkpointDelay: Double = 1
     /// … or as soon as it holds this many bytes.
     static let journalLimit = 64 * 1024
 
@@ -309,6 +309,8 @@ public actor ActivityEngine {
         // The service refused the end for good: nothing will be sent for this activity again.
         if frame.kind == .end, tracker.lifecycle == .ended, frame.sequence >= tracker.sequence {
             forget(sink: sink, slug: frame.slug)
+            persist()
+            reschedule()
         }
     }
 
