@@ -14,7 +14,10 @@ struct BoundedStateTests {
         let metrics: MetricsRegistry
         let logs: InMemoryLogHandler
 
-        init(sink: RecordingSink, clock: VirtualClock, store: any StateStore) async {
+        init(
+            sink: RecordingSink, clock: VirtualClock, store: any StateStore,
+            settings: EconomySettings = EconomySettings()
+        ) async {
             let metrics = MetricsRegistry()
             let logs = InMemoryLogHandler()
             let queue = DeliveryQueue(
@@ -24,7 +27,7 @@ struct BoundedStateTests {
                 bindings: [
                     .init(sink: sink, queue: queue, ledger: BudgetLedger(sink: sink.name, limit: nil, store: store))
                 ],
-                settings: EconomySettings(), clock: clock, store: store,
+                settings: settings, clock: clock, store: store,
                 logger: Logger(label: "engine", level: .debug, handler: logs, now: { clock.now }), metrics: metrics,
                 drivesItself: false)
             await engine.start()
@@ -36,30 +39,47 @@ struct BoundedStateTests {
         func runJob(_ slug: String, clock: VirtualClock) async {
             var job = Trajectory(start: clock.now)
             job.slug = slug
-            await engine.emit(job.update(.active, state: "Building", remaining: 600))
+            let steps: [(ActivityPhase, String, Double?, Double)] = [
+                (.active, "Building", 600, 3), (.active, "Testing", 300, 2), (.ended(.success), "Complete", nil, 5),
+            ]
+            for (phase, state, remaining, pause) in steps {
+                job.time = clock.now
+                await engine.emit(job.update(phase, state: state, remaining: remaining))
+                await engine.runDue()
+                clock.advance(by: pause)
+                job.progress += 0.5
+            }
             await engine.runDue()
-            clock.advance(by: 3)
-            job.time = clock.now
-            job.progress = 0.5
-            await engine.emit(job.update(.active, state: "Testing", remaining: 300))
-            await engine.runDue()
-            clock.advance(by: 2)
-            job.time = clock.now
-            await engine.emit(job.update(.ended(.success), state: "Complete", remaining: nil))
-            await engine.runDue()
-            clock.advance(by: 5)
+        }
+
+        /// Starts a job that outlasts the test.
+        func startRunning(_ slug: String, clock: VirtualClock) async {
+            var job = Trajectory(start: clock.now)
+            job.slug = slug
+            await engine.emit(job.update(.active, state: "Printing", remaining: 36000))
             await engine.runDue()
         }
 
         var warnings: [String] { logs.lines.filter { $0.contains("level=warning") } }
     }
 
-    @Test("an ended activity's tracker is dropped once its end is delivered; a restart does not load it")
-    func endedTrackerIsForgotten() async throws {
+    /// A bridge on a memory store at a fixed start time.
+    struct Fixture {
         let clock = VirtualClock(start: 1_781_517_600)
         let store = MemoryStateStore()
-        let sink = RecordingSink(clock: clock)
-        let bridge = await Bridge(sink: sink, clock: clock, store: store)
+        let sink: RecordingSink
+        let bridge: Bridge
+
+        init() async {
+            sink = RecordingSink(clock: clock)
+            bridge = await Bridge(sink: sink, clock: clock, store: store)
+        }
+    }
+
+    @Test("an ended activity's tracker is dropped once its end is delivered; a restart does not load it")
+    func endedTrackerIsForgotten() async throws {
+        let fixture = await Fixture()
+        let (clock, store, sink, bridge) = (fixture.clock, fixture.store, fixture.sink, fixture.bridge)
         await bridge.runJob("build-41", clock: clock)
         #expect(sink.state.withLock { $0.activityStates["build-41"] } == "ended")
         #expect(await bridge.engine.tracker(sink: "fake", slug: "build-41") == nil)
@@ -80,14 +100,9 @@ struct BoundedStateTests {
 
     @Test("a running activity survives a restart; ended ones in a checkpoint written before are dropped")
     func runningSurvivesEndedDropped() async throws {
-        let clock = VirtualClock(start: 1_781_517_600)
-        let store = MemoryStateStore()
-        let sink = RecordingSink(clock: clock)
-        let bridge = await Bridge(sink: sink, clock: clock, store: store)
-        var running = Trajectory(start: clock.now)
-        running.slug = "print"
-        await bridge.engine.emit(running.update(.active, state: "Printing", remaining: 3600))
-        await bridge.engine.runDue()
+        let fixture = await Fixture()
+        let (clock, store, sink, bridge) = (fixture.clock, fixture.store, fixture.sink, fixture.bridge)
+        await bridge.startRunning("print", clock: clock)
         await bridge.runJob("build-1", clock: clock)
         await bridge.engine.shutdown(endActivities: false, flushTimeout: 1)
         // A checkpoint in the old shape, which kept every ended activity for ever.
@@ -112,10 +127,8 @@ struct BoundedStateTests {
 
     @Test("a forgotten slug started again numbers after its old frames, across a restart; the tombstone expires")
     func tombstoneAndNumbering() async throws {
-        let clock = VirtualClock(start: 1_781_517_600)
-        let store = MemoryStateStore()
-        let sink = RecordingSink(clock: clock)
-        let bridge = await Bridge(sink: sink, clock: clock, store: store)
+        let fixture = await Fixture()
+        let (clock, store, sink, bridge) = (fixture.clock, fixture.store, fixture.sink, fixture.bridge)
         await bridge.runJob("washer", clock: clock)
         let firstRun = sink.state.withLock { $0.accepted.map(\.frame.sequence) }
         #expect(firstRun.count == 4)  // seed, update, final, end
@@ -153,17 +166,7 @@ struct BoundedStateTests {
         let sink = RecordingSink(clock: clock)
         var settings = EconomySettings()
         settings.endFrames = 1
-        let queue = DeliveryQueue(
-            sink: sink, clock: clock, logger: .disabled, metrics: MetricsRegistry(), health: .detached(clock: clock),
-            jitterSeed: 3)
-        let engine = ActivityEngine(
-            bindings: [
-                .init(
-                    sink: sink, queue: queue, ledger: BudgetLedger(sink: "fake", limit: nil, store: MemoryStateStore()))
-            ],
-            settings: settings, clock: clock, store: MemoryStateStore(), logger: .disabled, metrics: MetricsRegistry(),
-            drivesItself: false)
-        await engine.start()
+        let engine = await Bridge(sink: sink, clock: clock, store: MemoryStateStore(), settings: settings).engine
         var job = Trajectory(start: clock.now)
         await engine.emit(job.update(.active, state: "Building", remaining: 600))
         await engine.runDue()
@@ -179,9 +182,8 @@ struct BoundedStateTests {
 
     @Test("an end for a slug that never started leaves nothing behind")
     func strayEndLeavesNothing() async throws {
-        let clock = VirtualClock(start: 1_781_517_600)
-        let store = MemoryStateStore()
-        let bridge = await Bridge(sink: RecordingSink(clock: clock), clock: clock, store: store)
+        let fixture = await Fixture()
+        let (clock, store, bridge) = (fixture.clock, fixture.store, fixture.bridge)
         for index in 0..<50 {
             var job = Trajectory(start: clock.now)
             job.slug = "never-\(index)"
@@ -193,10 +195,8 @@ struct BoundedStateTests {
 
     @Test("a year of jobs with unique slugs: memory, the data directory and /metrics stay bounded")
     func yearOfJobs() async throws {
-        let clock = VirtualClock(start: 1_781_517_600)
-        let store = MemoryStateStore()
-        let sink = RecordingSink(clock: clock)
-        let bridge = await Bridge(sink: sink, clock: clock, store: store)
+        let fixture = await Fixture()
+        let (clock, store, sink, bridge) = (fixture.clock, fixture.store, fixture.sink, fixture.bridge)
         // One job every 20 minutes for two weeks: longer apart than the tombstones last.
         var largestJournal = 0
         var largestCheckpoint = 0
@@ -221,13 +221,9 @@ struct BoundedStateTests {
 
     @Test("a busy hour of jobs: the journal is folded into the checkpoint before it passes its limit")
     func journalIsCompacted() async throws {
-        let clock = VirtualClock(start: 1_781_517_600)
-        let store = MemoryStateStore()
-        let sink = RecordingSink(clock: clock)
-        let bridge = await Bridge(sink: sink, clock: clock, store: store)
-        var running = Trajectory(start: clock.now)
-        running.slug = "long-print"
-        await bridge.engine.emit(running.update(.active, state: "Printing", remaining: 36000))
+        let fixture = await Fixture()
+        let (clock, store, bridge) = (fixture.clock, fixture.store, fixture.bridge)
+        await bridge.startRunning("long-print", clock: clock)
         var largestJournal = 0
         for index in 0..<300 {
             await bridge.runJob("job-\(index)", clock: clock)
@@ -316,6 +312,32 @@ struct BoundedStateTests {
         let again = await Bridge(sink: RecordingSink(clock: clock), clock: clock, store: store)
         #expect(again.warnings.isEmpty, "\(again.warnings)")
         #expect(await again.engine.slugs == ["a", "b", "c"])
+    }
+}
+
+@Suite("Metrics series removal")
+struct MetricsRemovalTests {
+    @Test("a gone slug's series leave /metrics; others stay")
+    func removeSeries() {
+        let metrics = MetricsRegistry()
+        for slug in ["a", "b", "c"] {
+            metrics.increment("livebridge_pushes_sent_total", ["sink": "phone", "slug": slug])
+            metrics.increment("livebridge_pushes_skipped_total", ["sink": "phone", "slug": slug])
+        }
+        metrics.set("livebridge_budget_used", ["sink": "phone"], 3)
+        metrics.increment("livebridge_pushes_failed_total", ["sink": "phone", "reason": "unavailable"])
+        metrics.removeSeries(label: "slug", values: ["a", "c"])
+        let text = metrics.render()
+        #expect(!text.contains("slug=\"a\"") && !text.contains("slug=\"c\""))
+        #expect(metrics.value("livebridge_pushes_sent_total", ["sink": "phone", "slug": "b"]) == 1)
+        #expect(metrics.seriesCount == 4)
+        // A slug that comes back starts its series again; a label without an index works too.
+        metrics.increment("livebridge_pushes_sent_total", ["sink": "phone", "slug": "a"])
+        #expect(metrics.value("livebridge_pushes_sent_total", ["sink": "phone", "slug": "a"]) == 1)
+        metrics.removeSeries(label: "reason", values: ["unavailable"])
+        #expect(!metrics.render().contains("reason="))
+        metrics.removeSeries(label: "slug", values: ["a", "b"])
+        #expect(metrics.seriesCount == 1)
     }
 }
 

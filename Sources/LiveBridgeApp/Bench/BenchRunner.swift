@@ -84,7 +84,7 @@ struct BenchRunner: Sendable {
         if wanted.contains("soak"), let binary = binary(for: "soak", report: &report) {
             progress("bench: soak, \(options.jobs) jobs through \(binary)")
             var bench = SoakBench(binary: binary, jobs: options.jobs)
-            if options.quick { (bench.tombstoneTTL, bench.restarts) = (1, 1) }
+            if options.quick { (bench.tombstoneTTL, bench.restarts, bench.waitForTombstones) = (1, 1, false) }
             do throws(BenchError) {
                 report.soak = try await bench.run()
             } catch {

@@ -27,6 +27,9 @@ struct SoakBench: Sendable {
     var endDisplay: Double? = 0.2
     /// Restarts on the history whose start-up times give the median.
     var restarts = 3
+    /// Whether the final RSS waits for the tombstones to expire (a quick run does not: the data
+    /// directory, measured after the stop, does not depend on them).
+    var waitForTombstones = true
 
     /// Time per request over a window of requests.
     struct Window: Sendable {
@@ -146,12 +149,15 @@ struct SoakBench: Sendable {
             }
             if index == min(999, jobs - 1), let sample = sampler.sample() { warm = sample }
         }
-        // Every end delivered, then the tombstones' TTL and a checkpoint.
+        // Every end delivered, then (unless quick) the tombstones' TTL and a checkpoint.
         let deadline = ContinuousClock.now + .seconds(60)
         while receiver.endedCount < jobs && ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(100))
         }
-        try? await Task.sleep(for: .milliseconds(Int64((tombstoneTTL + ActivityEngine.checkpointDelay + 0.5) * 1000)))
+        if waitForTombstones {
+            let settle = tombstoneTTL + ActivityEngine.checkpointDelay + 0.5
+            try? await Task.sleep(for: .milliseconds(Int64(settle * 1000)))
+        }
         guard let end = sampler.sample() else { throw BenchError("soak: the process exited during the run") }
         let counts = receiver.counts
         let thousand = min(1000, latencies.count)

@@ -32,7 +32,7 @@ enum BenchCommand {
           --binary PATH      the livebridge binary to measure (default: this one)
           --idle SECONDS     idle measurement (default 60; quick 1)
           --busy SECONDS     busy measurement (default 60; quick 1)
-          --jobs N           soak jobs (default 10000; quick 50)
+          --jobs N           soak jobs (default 10000; quick 30)
           --explain JOB      print one job's push log (LiveBridge's pushes with reasons, the oracle's schedule);
                              a corpus job is FAMILY:VARIANT (stall:7)
           --set K=V,…        what-if: economy settings for the economy and month sections, e.g.
@@ -163,5 +163,5 @@ struct BenchOptions: Sendable {
     var latencyEvents: Int { events ?? (quick ? 200 : 10_000) }
     var idle: Double { idleSeconds ?? (quick ? 1 : 60) }
     var busy: Double { busySeconds ?? (quick ? 1 : 60) }
-    var jobs: Int { soakJobs ?? (quick ? 50 : 10_000) }
+    var jobs: Int { soakJobs ?? (quick ? 30 : 10_000) }
 }
