@@ -13,11 +13,11 @@ import LiveBridgeNet
 /// the end, the data directory once every job ended on the receiver, and the start-up time of a
 /// second `livebridge run` on that data directory (against the first, on an empty one).
 ///
-/// The run compresses months into minutes (about 200 jobs a second), so two settings scale with
+/// The run compresses months into minutes (about 80 jobs a second), so two settings scale with
 /// it. `endedTTL` and `dismissalTTL` are `tombstoneTTL` (10 s), so the run spans many tombstone
 /// lifetimes: what stays is bounded by the jobs ended within one TTL, which with the default
 /// 15 minutes is reached after 15 minutes instead. `endDisplay` (the wait between the final frame
-/// and `ended`) is 0.2 s: with the default 4 s, some 800 jobs would be ending at any moment at
+/// and `ended`) is 0.2 s: with the default 4 s, some 300 jobs would be ending at any moment at
 /// this pace, which measures that concurrency rather than the history.
 struct SoakBench: Sendable {
     var binary: String

@@ -87,7 +87,7 @@ public final class MetricsRegistry: Sendable {
                 for key in state.index.removeValue(forKey: pair) ?? [] {
                     state.counters[key] = nil
                     state.gauges[key] = nil
-                    // The key's other indexed pairs (none today: one indexed label) drop it too.
+                    // Any other indexed label of the same series drops it as well.
                     for other in key.labels where other != pair { state.index[other]?.remove(key) }
                 }
             }
