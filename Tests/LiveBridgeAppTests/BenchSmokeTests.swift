@@ -98,6 +98,14 @@ struct BenchSmokeTests {
         let idle = try #require(resources["idle"]?["cpuPercent"]?.doubleValue)
         #expect(idle >= 0 && idle < 100)
 
+        // Soak: jobs through the spawned `livebridge run`; all ended, nothing left behind.
+        let soak = try #require(report["soak"])
+        #expect(soak["ended"]?.intValue == soak["jobs"]?.intValue)
+        #expect(soak["refused"]?.intValue == 0)
+        #expect(soak["violations"]?.arrayValue?.isEmpty == true)
+        #expect(soak["resumedNothing"] == true)
+        #expect((soak["dataBytes"]?.intValue ?? .max) < 4096)
+
         #expect(elapsed < .seconds(15), "took \(elapsed)")
     }
 

@@ -265,6 +265,27 @@ struct StateObjectSinkTests {
         #expect(harness.fake.records("start").count == 1)
     }
 
+    @Test("an end refused for good keeps the id until the engine forgets the slug; then it is gone from the disk")
+    func forgetAfterRefusedEnd() async throws {
+        let harness = try StateObjectHarness()
+        defer { harness.fake.shutdown() }
+        let sink = harness.sink()
+        _ = try await sink.deliver(frame(.seed, sequence: 1, content: Self.content))
+        let key = "state-object/watch/activities/sabnzbd-home.json"
+        #expect(try harness.store.read(key) != nil)
+        harness.fake.inject([.answer(status: 400, message: "activityIds must be an array")])
+        await #expect(throws: SinkError.self) {
+            _ = try await sink.deliver(frame(.end, sequence: 2, content: Self.content, outcome: .success))
+        }
+        #expect(await sink.activityID("sabnzbd-home") != nil)
+        await sink.forget("sabnzbd-home")
+        #expect(await sink.activityID("sabnzbd-home") == nil)
+        #expect(try harness.store.read(key) == nil)
+        // A later job on the slug starts a new activity.
+        _ = try await sink.deliver(frame(.seed, sequence: 3, content: Self.content))
+        #expect(harness.fake.records("start").count == 2)
+    }
+
     @Test(
         "error answers are classified",
         arguments: [

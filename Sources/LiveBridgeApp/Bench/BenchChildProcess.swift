@@ -53,16 +53,54 @@ final class BenchChildProcess: Sendable {
         }
     }
 
-    /// Waits (polling the captured log every 20 ms, at most `timeout` seconds) for a log line
-    /// containing `text`; returns the line.
-    func waitForLine(containing text: String, timeout: Double) async -> String? {
+    /// Waits (polling the captured log every `interval`, at most `timeout` seconds) for a log
+    /// line containing `text`; returns the line.
+    func waitForLine(containing text: String, timeout: Double, interval: Duration = .milliseconds(20)) async
+        -> String?
+    {
         let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
         while ContinuousClock.now < deadline {
             if let line = logText.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
             if !process.isRunning { return nil }
-            try? await Task.sleep(for: .milliseconds(20))
+            try? await Task.sleep(for: interval)
         }
         return nil
+    }
+
+    /// Starts `livebridge run` on the config at `configPath` and waits for its "livebridge
+    /// running" line; `section` names the bench section in errors.
+    static func run(binary: String, configPath: String, section: String) async throws(BenchError) -> RunningBridge {
+        let started = ContinuousClock.now
+        let child = try BenchChildProcess(executable: binary, arguments: ["run", "--config", configPath])
+        guard
+            let line = await child.waitForLine(
+                containing: "livebridge running", timeout: 30, interval: .milliseconds(1)),
+            let listen = line.split(separator: " ").first(where: { $0.hasPrefix("listen=") })?.dropFirst(7)
+        else {
+            await child.stop()
+            throw BenchError("\(section): \(binary) did not start: \(child.logText.suffix(600))")
+        }
+        return RunningBridge(
+            child: child, address: listen.trimmingCharacters(in: CharacterSet(charactersIn: "\"")),
+            startup: LatencyBench.seconds(ContinuousClock.now - started))
+    }
+
+    /// Writes a generated config readable by the user only.
+    static func writeConfig(_ text: String, to path: String, section: String) throws(BenchError) {
+        guard
+            FileManager.default.createFile(
+                atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+        else {
+            throw BenchError("\(section): cannot write \(path)")
+        }
+    }
+
+    /// A temporary directory for one section, removed by the caller.
+    static func temporaryDirectory(_ name: String) -> String {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("livebridge-bench-\(name)-\(getpid())-\(UInt64.random(in: 0...UInt64.max))").path
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return directory
     }
 
     /// How the process ended when asked to stop.
@@ -97,6 +135,16 @@ final class BenchChildProcess: Sendable {
             thread.start()
         }
     }
+}
+
+/// A `livebridge run` the bench started: the process, where its control server listens, and how
+/// long it took from the spawn to being ready.
+struct RunningBridge: Sendable {
+    let child: BenchChildProcess
+    /// `127.0.0.1:<port>`.
+    let address: String
+    /// Seconds from the spawn to the "livebridge running" line (which follows restoring the state).
+    let startup: Double
 }
 
 /// The child's stderr so far, shared with the pipe's reader.

@@ -15,6 +15,7 @@ struct BenchReport: Sendable {
     var latency: [LatencyBench.Result]?
     var throughput: [ThroughputBench.Row]?
     var resources: ResourceBench.Result?
+    var soak: SoakBench.Result?
     /// Sections that could not run, with why.
     var failures: [String] = []
 
@@ -101,7 +102,34 @@ struct BenchReport: Sendable {
                     measured: "\(Self.fixed(resources.idle.cpuPercent, 2)) % over \(Int(resources.idle.seconds)) s",
                     met: resources.idle.cpuPercent < 0.5))
         }
+        if let soak { goals += soakGoals(soak) }
         return goals
+    }
+
+    private func soakGoals(_ soak: SoakBench.Result) -> [Goal] {
+        let clean = soak.violations.isEmpty && soak.refused == 0 && soak.ended == soak.jobs
+        return [
+            Goal(
+                name: "soak: time per request", target: "last thousand ≤ 1.5 × the first",
+                measured: "\(Self.fixed(soak.slowdown, 2)) × (\(Self.milliseconds(soak.first.mean)) → "
+                    + "\(Self.milliseconds(soak.last.mean)) ms mean over \(soak.jobs) jobs)",
+                met: soak.slowdown <= 1.5 && clean),
+            Goal(
+                name: "soak: RSS growth", target: "< 5 MiB",
+                measured: "\(Self.fixed(Double(soak.rssGrowthKiB) / 1024, 1)) MiB from the first thousand jobs to "
+                    + "the last (\(Self.fixed(Double(soak.rssWarmKiB) / 1024, 1)) → "
+                    + "\(Self.fixed(Double(soak.rssEndKiB) / 1024, 1)) MiB; "
+                    + "\(Self.fixed(Double(soak.rssStartKiB) / 1024, 1)) MiB after start-up)",
+                met: soak.rssGrowthKiB < 5 * 1024),
+            Goal(
+                name: "soak: data directory once all jobs ended", target: "< 200 KB",
+                measured: "\(soak.dataBytes) bytes in \(soak.dataFiles) files", met: soak.dataBytes < 200_000 && clean),
+            Goal(
+                name: "soak: start-up with that history", target: "< 200 ms",
+                measured: "\(Self.milliseconds(soak.startupHistory)) ms (median) "
+                    + "(\(Self.milliseconds(soak.startupEmpty)) ms on an empty data directory)",
+                met: soak.startupHistory < 0.2 && soak.resumedNothing),
+        ]
     }
 
     // MARK: - Markdown
@@ -134,6 +162,7 @@ struct BenchReport: Sendable {
         if let latency { lines += latencyLines(latency) }
         if let throughput { lines += throughputLines(throughput) }
         if let resources { lines += resourceLines(resources) }
+        if let soak { lines += soakLines(soak) }
         if !failures.isEmpty {
             lines.append("### Not measured")
             lines.append("")
@@ -289,6 +318,37 @@ struct BenchReport: Sendable {
         ]
     }
 
+    private func soakLines(_ soak: SoakBench.Result) -> [String] {
+        func mebibytes(_ kibibytes: Int) -> String { "\(Self.fixed(Double(kibibytes) / 1024, 1)) MiB" }
+        func row(_ name: String, _ window: SoakBench.Window) -> String {
+            "| \(name) | \(window.requests) | \(Self.milliseconds(window.mean)) ms | "
+                + "\(Self.milliseconds(window.p50)) ms | \(Self.milliseconds(window.p99)) ms |"
+        }
+        return [
+            "### 6. Soak: \(soak.jobs) jobs with slugs of their own through `livebridge run` "
+                + "(activities API → PushWard → loopback receiver; tombstones \(Int(soak.tombstoneTTL)) s, "
+                + "endDisplay \(soak.endDisplay.map { "\($0) s" } ?? "4 s"))",
+            "",
+            "| requests | count | mean | p50 | p99 |",
+            "|---|--:|--:|--:|--:|",
+            row("first thousand", soak.first),
+            row("last thousand", soak.last),
+            "",
+            "Mean per tenth of the \(soak.requests) requests: "
+                + soak.tenths.map { Self.milliseconds($0) }.joined(separator: ", ") + " ms.",
+            "",
+            "RSS \(mebibytes(soak.rssStartKiB)) after start-up, \(mebibytes(soak.rssWarmKiB)) after the first "
+                + "thousand jobs, \(mebibytes(soak.rssEndKiB)) at the end (peak \(mebibytes(soak.peakRSSKiB))). "
+                + "Data directory once every job ended: \(soak.dataBytes) bytes in \(soak.dataFiles) files. "
+                + "Start-up: \(Self.milliseconds(soak.startupEmpty)) ms on an empty data directory, "
+                + "\(Self.milliseconds(soak.startupHistory)) ms on this one (median of the restarts)"
+                + (soak.resumedNothing ? " (nothing to resume)" : " (**it resumed activities**)") + ". "
+                + "Receiver: \(soak.ended) ended, \(soak.creates) creates, \(soak.patches) patches, "
+                + "\(soak.violations.count) violations; \(soak.refused) API requests not accepted.",
+            "",
+        ]
+    }
+
     static func describe(_ stop: BenchChildProcess.StopOutcome) -> String {
         switch stop {
         case .terminated(let seconds): "exited \(fixed(seconds, 2)) s after SIGTERM"
@@ -396,6 +456,29 @@ struct BenchReport: Sendable {
                 "violations": .array(resources.violations.map(JSONValue.string)),
                 "anonymousKiB": .int(Int64(resources.anonymousKiB)), "fileKiB": .int(Int64(resources.fileKiB)),
                 "stop": .string(Self.describe(resources.stop).replacingOccurrences(of: "**", with: "")),
+            ]
+        }
+        if let soak {
+            func window(_ window: SoakBench.Window) -> JSONValue {
+                [
+                    "requests": .int(Int64(window.requests)), "mean": .number(Self.round(window.mean)),
+                    "p50": .number(Self.round(window.p50)), "p99": .number(Self.round(window.p99)),
+                ]
+            }
+            root["soak"] = [
+                "jobs": .int(Int64(soak.jobs)), "requests": .int(Int64(soak.requests)),
+                "tombstoneTTL": .number(soak.tombstoneTTL), "endDisplay": soak.endDisplay.map { .number($0) } ?? .null,
+                "first": window(soak.first), "last": window(soak.last),
+                "tenths": .array(soak.tenths.map { .number(Self.round($0)) }),
+                "rssStartKiB": .int(Int64(soak.rssStartKiB)), "rssWarmKiB": .int(Int64(soak.rssWarmKiB)),
+                "rssEndKiB": .int(Int64(soak.rssEndKiB)), "peakRSSKiB": .int(Int64(soak.peakRSSKiB)),
+                "dataBytes": .int(Int64(soak.dataBytes)), "dataFiles": .int(Int64(soak.dataFiles)),
+                "startupEmpty": .number(Self.round(soak.startupEmpty)),
+                "startupHistory": .number(Self.round(soak.startupHistory)),
+                "resumedNothing": .bool(soak.resumedNothing),
+                "ended": .int(Int64(soak.ended)), "creates": .int(Int64(soak.creates)),
+                "patches": .int(Int64(soak.patches)), "refused": .int(Int64(soak.refused)),
+                "violations": .array(soak.violations.map(JSONValue.string)),
             ]
         }
         return JSONWriter.string(.object(root))

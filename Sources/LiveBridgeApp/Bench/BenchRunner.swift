@@ -71,21 +71,34 @@ struct BenchRunner: Sendable {
                 Thread { continuation.resume(returning: bench.run()) }.start()
             }
         }
-        if wanted.contains("resources") {
-            if let binary = ResourceBench.defaultBinary(explicit: options.binary) {
-                progress("bench: resources of \(binary), \(Int(options.idle)) s idle + \(Int(options.busy)) s busy")
-                do throws(BenchError) {
-                    var bench = ResourceBench(binary: binary, idleSeconds: options.idle, busySeconds: options.busy)
-                    bench.sources = ResourceBenchSources.all
-                    report.resources = try await bench.run()
-                } catch {
-                    report.failures.append(error.message)
-                }
-            } else {
-                report.failures.append("resources: no livebridge binary found next to this one; pass --binary PATH")
+        if wanted.contains("resources"), let binary = binary(for: "resources", report: &report) {
+            progress("bench: resources of \(binary), \(Int(options.idle)) s idle + \(Int(options.busy)) s busy")
+            do throws(BenchError) {
+                var bench = ResourceBench(binary: binary, idleSeconds: options.idle, busySeconds: options.busy)
+                bench.sources = ResourceBenchSources.all
+                report.resources = try await bench.run()
+            } catch {
+                report.failures.append(error.message)
+            }
+        }
+        if wanted.contains("soak"), let binary = binary(for: "soak", report: &report) {
+            progress("bench: soak, \(options.jobs) jobs through \(binary)")
+            var bench = SoakBench(binary: binary, jobs: options.jobs)
+            if options.quick { (bench.tombstoneTTL, bench.restarts, bench.waitForTombstones) = (1, 1, false) }
+            do throws(BenchError) {
+                report.soak = try await bench.run()
+            } catch {
+                report.failures.append(error.message)
             }
         }
         return report
+    }
+
+    /// The `livebridge` binary a section spawns, or nil with the reason in `report`'s failures.
+    private func binary(for section: String, report: inout BenchReport) -> String? {
+        if let binary = ResourceBench.defaultBinary(explicit: options.binary) { return binary }
+        report.failures.append("\(section): no livebridge binary found next to this one; pass --binary PATH")
+        return nil
     }
 }
 

@@ -29,12 +29,23 @@ final class LoopbackPushReceiver: Sendable {
         }
     }
 
+    /// A receiver for a bench section, its failure to start said as that section's error.
+    static func start(apiKey: String, section: String) throws(BenchError) -> LoopbackPushReceiver {
+        do {
+            return try LoopbackPushReceiver(apiKey: apiKey)
+        } catch {
+            throw BenchError("\(section): cannot start the loopback receiver: \(error)")
+        }
+    }
+
     /// `http://127.0.0.1:<port>`.
     var baseURL: String { "http://127.0.0.1:\(server.port)" }
     /// Every contract violation seen (must stay empty).
     var violations: [String] { handler.state.withLock { $0.violations } }
     /// Accepted creates and patches.
     var counts: (creates: Int, patches: Int) { handler.state.withLock { ($0.creates, $0.patches) } }
+    /// Activities whose state is `ended`.
+    var endedCount: Int { handler.state.withLock { $0.activities.values.filter { $0.state == "ended" }.count } }
 
     func shutdown() { server.shutdown() }
 }

@@ -52,16 +52,9 @@ struct ResourceBench: Sendable {
 
     func run() async throws(BenchError) -> Result {
         let key = "lbb_bench_resource_key_000000000000000"
-        let receiver: LoopbackPushReceiver
-        do {
-            receiver = try LoopbackPushReceiver(apiKey: key)
-        } catch {
-            throw BenchError("resources: cannot start the loopback receiver: \(error)")
-        }
+        let receiver = try LoopbackPushReceiver.start(apiKey: key, section: "resources")
         defer { receiver.shutdown() }
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("livebridge-bench-run-\(getpid())-\(UInt64.random(in: 0...UInt64.max))").path
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = BenchChildProcess.temporaryDirectory("run")
         defer { try? FileManager.default.removeItem(atPath: directory) }
 
         var entries: [JSONValue] = []
@@ -71,15 +64,17 @@ struct ResourceBench: Sendable {
             dataDirectory: directory + "/data", apiToken: token, pushwardURL: receiver.baseURL, pushwardKey: key,
             sources: entries)
         let path = directory + "/livebridge.json5"
-        guard
-            FileManager.default.createFile(
-                atPath: path, contents: Data(config.text.utf8), attributes: [.posixPermissions: 0o600])
-        else {
-            throw BenchError("resources: cannot write \(path)")
-        }
-        let child = try BenchChildProcess(executable: binary, arguments: ["run", "--config", path])
+        try BenchChildProcess.writeConfig(config.text, to: path, section: "resources")
+        let running: RunningBridge
         do {
-            var result = try await measure(child, receiver: receiver, token: token)
+            running = try await BenchChildProcess.run(binary: binary, configPath: path, section: "resources")
+        } catch {
+            for source in sources { await source.stop() }
+            throw error
+        }
+        let child = running.child
+        do {
+            var result = try await measure(child, address: running.address, receiver: receiver, token: token)
             result.stop = await child.stop()
             for source in sources { await source.stop() }
             return result
@@ -90,15 +85,9 @@ struct ResourceBench: Sendable {
         }
     }
 
-    private func measure(_ child: BenchChildProcess, receiver: LoopbackPushReceiver, token: String)
-        async throws(BenchError) -> Result
-    {
-        guard let line = await child.waitForLine(containing: "livebridge running", timeout: 30),
-            let listen = line.split(separator: " ").first(where: { $0.hasPrefix("listen=") })?.dropFirst(7)
-        else {
-            throw BenchError("resources: \(binary) did not start: \(child.logText.suffix(600))")
-        }
-        let address = listen.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+    private func measure(
+        _ child: BenchChildProcess, address: String, receiver: LoopbackPushReceiver, token: String
+    ) async throws(BenchError) -> Result {
         let sampler = ProcessSampler(pid: child.pid)
         try? await Task.sleep(for: .milliseconds(500))
 

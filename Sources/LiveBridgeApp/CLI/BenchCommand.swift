@@ -6,7 +6,8 @@ import LiveBridgeCore
 enum BenchCommand {
     static let usage = """
         usage: livebridge bench [--quick] [--json] [--only SECTIONS] [--trajectories DIR] [--events N]
-                                [--binary PATH] [--idle SECONDS] [--busy SECONDS] [--explain JOB] [--set K=V,…]
+                                [--binary PATH] [--idle SECONDS] [--busy SECONDS] [--jobs N] [--explain JOB]
+                                [--set K=V,…]
 
         Measures, without any network beyond loopback (build with `swift build -c release` first):
           economy     each trajectory through the real tracker on a virtual clock: pushes, max and mean
@@ -19,6 +20,9 @@ enum BenchCommand {
           latency     source event in → PATCH on the wire through a loopback PushWard stand-in
           throughput  tracker updates, merge patches, JSON parses, WebSocket frames per second (one core)
           resources   peak RSS and CPU of `livebridge run` idle and busy (spawns --binary)
+          soak        --jobs jobs with slugs of their own through `livebridge run`'s activities API (spawns
+                      --binary): time per request first vs last thousand, RSS, the data directory once every
+                      job ended, start-up time on that history
 
           --quick            a short version of everything (seconds)
           --json             JSON instead of markdown
@@ -28,6 +32,7 @@ enum BenchCommand {
           --binary PATH      the livebridge binary to measure (default: this one)
           --idle SECONDS     idle measurement (default 60; quick 1)
           --busy SECONDS     busy measurement (default 60; quick 1)
+          --jobs N           soak jobs (default 10000; quick 30)
           --explain JOB      print one job's push log (LiveBridge's pushes with reasons, the oracle's schedule);
                              a corpus job is FAMILY:VARIANT (stall:7)
           --set K=V,…        what-if: economy settings for the economy and month sections, e.g.
@@ -35,13 +40,14 @@ enum BenchCommand {
                              \(tunables.keys.sorted().joined(separator: ", "))
         """
 
-    static let sections = ["economy", "corpus", "month", "latency", "throughput", "resources"]
+    static let sections = ["economy", "corpus", "month", "latency", "throughput", "resources", "soak"]
 
     static func run(_ arguments: [String], environment: [String: String], output: CommandOutput) async -> Int32 {
         var options = BenchOptions()
         do throws(UsageError) {
             let parsed = try ParsedArguments(
-                arguments, options: ["only", "trajectories", "events", "binary", "idle", "busy", "explain", "set"],
+                arguments,
+                options: ["only", "trajectories", "events", "binary", "idle", "busy", "jobs", "explain", "set"],
                 flags: ["quick", "json", "help"])
             if parsed.flag("help") {
                 output.out(usage)
@@ -64,6 +70,7 @@ enum BenchCommand {
             if let events = try parsed.number("events", range: 10...1_000_000) { options.events = Int(events) }
             if let idle = try parsed.number("idle", range: 1...3600) { options.idleSeconds = idle }
             if let busy = try parsed.number("busy", range: 1...3600) { options.busySeconds = busy }
+            if let jobs = try parsed.number("jobs", range: 10...1_000_000) { options.soakJobs = Int(jobs) }
         } catch {
             output.err("livebridge bench: \(error.message)\n\n\(usage)")
             return ExitStatus.usage
@@ -147,6 +154,7 @@ struct BenchOptions: Sendable {
     var events: Int?
     var idleSeconds: Double?
     var busySeconds: Double?
+    var soakJobs: Int?
     var commandLine = "livebridge bench"
     /// `--explain JOB`: print one job's push log instead of measuring.
     var explain: String?
@@ -156,4 +164,5 @@ struct BenchOptions: Sendable {
     var latencyEvents: Int { events ?? (quick ? 200 : 10_000) }
     var idle: Double { idleSeconds ?? (quick ? 1 : 60) }
     var busy: Double { busySeconds ?? (quick ? 1 : 60) }
+    var jobs: Int { soakJobs ?? (quick ? 30 : 10_000) }
 }

@@ -74,11 +74,15 @@ public protocol Sink: Sendable {
     func probe() async -> ProbeResult
     /// Releases connections when the engine shuts down, after the last frame was delivered.
     func close() async
+    /// Drops what the sink still remembers about `slug`: its activity ended, was forgotten by the
+    /// engine, and its tombstone expired.
+    func forget(_ slug: String) async
 }
 
 extension Sink {
     public func probe() async -> ProbeResult { ProbeResult(ok: true, detail: "no probe for this sink type") }
     public func close() async {}
+    public func forget(_ slug: String) async {}
 }
 
 /// The outcome of `livebridge check` for one source or sink.

@@ -19,6 +19,12 @@ public struct EngineEvent: Sendable {
 /// Adapters call `emit`; the engine runs every sink's tracker, validates and queues the frames,
 /// runs a timer for end frames, deadline re-anchors and heartbeats, feeds delivery results back
 /// into the trackers, and persists tracker state so a restart resumes where it left off.
+///
+/// What it keeps is bounded by what is alive, not by the history: a tracker is forgotten once
+/// its activity's end is delivered (or refused for good), leaving a tombstone that expires after
+/// the longest of `endedTTL` and `dismissalTTL` and then takes the slug's `/metrics` series and
+/// what sinks remember with it. Persisting an update appends one journal line for the tracker
+/// that changed (`TrackerJournal`); the journal is folded into the checkpoint in the background.
 public actor ActivityEngine {
     /// A sink together with its delivery queue and budget ledger.
     public struct Binding: Sendable {
@@ -33,19 +39,36 @@ public actor ActivityEngine {
         }
     }
 
-    static let stateKey = "trackers.json"
+    static let stateKey = TrackerJournal.checkpointKey
+    /// The journal is folded into a new checkpoint this long after its first line …
+    public static let checkpointDelay: Double = 1
+    /// … or as soon as it holds this many bytes.
+    static let journalLimit = 64 * 1024
+
+    private struct TrackerKey: Hashable {
+        var sink: String
+        var slug: String
+    }
 
     public nonisolated let bindings: [Binding]
     private let settings: EconomySettings
     private let clock: any TimeSource
-    private let store: any StateStore
+    private var journal: TrackerJournal
     private let logger: Logger
     private let metrics: MetricsRegistry
     private let health: HealthReporter?
     private var trackers: [String: [String: ActivityTracker]] = [:]
     private var timer: Task<Void, Never>?
     private var timerDeadline: Double?
-    private var dirty = false
+    /// Trackers changed since they were last written.
+    private var dirty: Set<TrackerKey> = []
+    /// Per sink, the highest sequence number a forgotten activity used: new trackers number after it.
+    private var floors: [String: Int] = [:]
+    private var tombstones = Tombstones()
+    /// When the journal is folded into the checkpoint next.
+    private var checkpointDue: Double?
+    /// A write failed: the next one is a whole checkpoint.
+    private var needsCheckpoint = false
     private var persistFailure: String?
     private var listeners: [@Sendable (EngineEvent) -> Void] = []
     private var running = true
@@ -60,7 +83,7 @@ public actor ActivityEngine {
         self.bindings = bindings
         self.settings = settings
         self.clock = clock
-        self.store = store
+        self.journal = TrackerJournal(store: store)
         self.logger = logger
         self.metrics = metrics
         self.health = health
@@ -87,11 +110,16 @@ public actor ActivityEngine {
                 metrics.set("livebridge_budget_limit", ["sink": sinkName], Double(limit))
             }
         }
-        let recovery = restore()
-        for (binding, frames) in recovery { await send(frames, to: binding) }
-        if !recovery.isEmpty {
-            dirty = true
-            persistIfDue(force: false)
+        let (recovery, compact) = restore()
+        for (binding, frames) in recovery {
+            await send(frames, to: binding)
+            for frame in frames { dirty.insert(TrackerKey(sink: binding.sink.name, slug: frame.slug)) }
+        }
+        // Start-up folds what the journal held into one checkpoint, so the next start reads as little.
+        if compact {
+            checkpoint()
+        } else {
+            persist()
         }
         if drivesItself {
             for binding in bindings { await binding.queue.start() }
@@ -121,13 +149,18 @@ public actor ActivityEngine {
         }
         for binding in bindings {
             let name = binding.sink.name
+            let existing = trackers[name]?[update.slug]
             var tracker =
-                trackers[name]?[update.slug]
+                existing
                 ?? ActivityTracker(
-                    slug: update.slug, name: update.name, model: binding.sink.displayModel, settings: settings)
+                    slug: update.slug, name: update.name, model: binding.sink.displayModel, settings: settings,
+                    numberedAfter: floors[name] ?? 0)
             let before = tracker.lifecycle
             let frames = tracker.handle(update, at: now, budget: binding.ledger.pressure(at: now))
-            trackers[name]?[update.slug] = tracker
+            // An end for an activity that is not running leaves nothing behind.
+            if existing != nil || tracker.lifecycle != .idle || !frames.isEmpty {
+                trackers[name]?[update.slug] = tracker
+            }
             if frames.isEmpty {
                 if before == .running || before == .ending {
                     metrics.increment("livebridge_pushes_skipped_total", ["sink": name, "slug": update.slug])
@@ -136,9 +169,11 @@ public actor ActivityEngine {
             } else {
                 await send(frames, to: binding)
             }
-            if tracker.lifecycle != before || !frames.isEmpty { dirty = true }
+            if tracker.lifecycle != before || !frames.isEmpty {
+                dirty.insert(TrackerKey(sink: name, slug: update.slug))
+            }
         }
-        persistIfDue(force: false)
+        persist()
         reschedule()
     }
 
@@ -147,6 +182,19 @@ public actor ActivityEngine {
 
     /// Every slug with a tracker on any sink.
     public var slugs: [String] { Array(Set(trackers.values.flatMap(\.keys))).sorted() }
+
+    /// Trackers in memory, over every sink.
+    public var trackerCount: Int { trackers.values.reduce(0) { $0 + $1.count } }
+
+    /// When `slug`'s tombstone expires, or nil when it has none (alive, never seen, or expired).
+    public func tombstone(_ slug: String) -> Double? { tombstones.expiry(of: slug) }
+
+    /// Tombstones alive.
+    public var tombstoneCount: Int { tombstones.count }
+
+    /// How long a forgotten activity's tombstone lasts: the longest of the TTLs it was created
+    /// with (`endedTTL`, `dismissalTTL`) — while the service or the phone may still show it.
+    public nonisolated var tombstoneTTL: Double { Double(max(settings.endedTTL, settings.dismissalTTL)) }
 
     /// Stops timers, waits (bounded) for deliveries, ends activities if asked, persists state.
     public func shutdown(endActivities: Bool, flushTimeout: Double = 5) async {
@@ -175,7 +223,7 @@ public actor ActivityEngine {
             await binding.queue.stop()
             await binding.sink.close()
         }
-        persistIfDue(force: true)
+        checkpoint()
     }
 
     // MARK: - Internals
@@ -236,10 +284,12 @@ public actor ActivityEngine {
     }
 
     private func acknowledge(sink: String, frame: ActivityFrame, receipt: DeliveryReceipt) {
+        guard trackers[sink]?[frame.slug] != nil else { return }
         trackers[sink]?[frame.slug]?.acknowledge(frame, appliedAt: receipt.appliedAt)
         // Persist what was delivered too: a restart resends only what may not have arrived.
-        dirty = true
-        persistIfDue(force: false)
+        dirty.insert(TrackerKey(sink: sink, slug: frame.slug))
+        if trackers[sink]?[frame.slug]?.isFinished == true { forget(sink: sink, slug: frame.slug) }
+        persist()
         reschedule()
     }
 
@@ -247,18 +297,49 @@ public actor ActivityEngine {
         guard var tracker = trackers[sink]?[frame.slug] else { return nil }
         let fresh = tracker.refreshed(frame, at: clock.now)
         trackers[sink]?[frame.slug] = tracker
-        if fresh != nil { dirty = true }
+        if fresh != nil { dirty.insert(TrackerKey(sink: sink, slug: frame.slug)) }
         return fresh
     }
 
     private func rejected(sink: String, frame: ActivityFrame, error: SinkError) {
-        trackers[sink]?[frame.slug]?.frameRejected(frame)
-        dirty = true
+        guard var tracker = trackers[sink]?[frame.slug] else { return }
+        tracker.frameRejected(frame)
+        trackers[sink]?[frame.slug] = tracker
+        dirty.insert(TrackerKey(sink: sink, slug: frame.slug))
+        // The service refused the end for good: nothing will be sent for this activity again.
+        if frame.kind == .end, tracker.lifecycle == .ended, frame.sequence >= tracker.sequence {
+            forget(sink: sink, slug: frame.slug)
+            persist()
+            reschedule()
+        }
+    }
+
+    /// Drops the tracker of an activity that is over on `sink`, keeping its numbering in the
+    /// sink's floor; the slug gets a tombstone once no sink has a tracker for it.
+    private func forget(sink: String, slug: String) {
+        guard let tracker = trackers[sink]?.removeValue(forKey: slug) else { return }
+        floors[sink] = max(floors[sink] ?? 0, tracker.sequence)
+        dirty.insert(TrackerKey(sink: sink, slug: slug))
+        if !bindings.contains(where: { trackers[$0.sink.name]?[slug] != nil }) {
+            tombstones.add(slug, until: clock.now + tombstoneTTL)
+        }
+    }
+
+    /// Expires tombstones due at `now`: the slugs leave `/metrics`, and sinks forget them.
+    private func expireTombstones(at now: Double) async {
+        let expired = tombstones.expire(at: now).filter { slug in
+            !bindings.contains { trackers[$0.sink.name]?[slug] != nil }
+        }
+        guard !expired.isEmpty else { return }
+        metrics.removeSeries(label: "slug", values: Set(expired))
+        for binding in bindings {
+            for slug in expired { await binding.sink.forget(slug) }
+        }
     }
 
     private func reschedule() {
         guard running, drivesItself else { return }
-        var earliest: Double?
+        var earliest = [checkpointDue, tombstones.nextExpiry].compactMap { $0 }.min()
         for sinkTrackers in trackers.values {
             for tracker in sinkTrackers.values {
                 if let deadline = tracker.nextDeadline { earliest = min(earliest ?? deadline, deadline) }
@@ -295,58 +376,103 @@ public actor ActivityEngine {
                 let before = tracker.lifecycle
                 let frames = tracker.tick(at: now, budget: binding.ledger.pressure(at: now))
                 trackers[name]?[slug] = tracker
-                if tracker.lifecycle != before || !frames.isEmpty { dirty = true }
+                if tracker.lifecycle != before || !frames.isEmpty { dirty.insert(TrackerKey(sink: name, slug: slug)) }
                 await send(frames, to: binding)
             }
         }
-        persistIfDue(force: false)
+        persist()
+        await expireTombstones(at: now)
+        if let due = checkpointDue, due <= now { checkpoint() }
         reschedule()
     }
 
-    private func persistIfDue(force: Bool) {
-        let now = clock.now
-        // Pushes are rare by design, so every push is persisted at once: a crash right after
-        // one never makes the restarted bridge push it again.
-        guard dirty || force else { return }
-        var sinks: [String: JSONValue] = [:]
-        for (name, sinkTrackers) in trackers {
-            var entries: [String: JSONValue] = [:]
-            for (slug, tracker) in sinkTrackers where tracker.lifecycle != .idle { entries[slug] = tracker.snapshot }
-            sinks[name] = .object(entries)
+    /// Appends what changed since the last write to the journal: one line per tracker that
+    /// changed (its snapshot, or that it was forgotten), one sync for all. Pushes are rare by
+    /// design, so every push is persisted at once: a crash right after one never makes the
+    /// restarted bridge push it again.
+    private func persist() {
+        guard !dirty.isEmpty else { return }
+        if needsCheckpoint {
+            checkpoint()
+            return
         }
+        var records: [TrackerJournal.Record] = []
+        records.reserveCapacity(dirty.count)
+        for key in dirty {
+            if let tracker = trackers[key.sink]?[key.slug], tracker.lifecycle != .idle {
+                records.append(.init(sink: key.sink, slug: key.slug, entry: .tracker(tracker.snapshot)))
+            } else {
+                records.append(
+                    .init(sink: key.sink, slug: key.slug, entry: .forgotten(sequence: floors[key.sink] ?? 0)))
+            }
+        }
+        dirty.removeAll()
         do {
-            try store.writeJSON(Self.stateKey, ["version": 1, "savedAt": .number(now), "sinks": .object(sinks)])
-            dirty = false
-            if persistFailure != nil {
-                persistFailure = nil
-                health?.set(.ok)
-                logger.info("state written again")
-            }
+            try journal.append(records)
+            written()
         } catch {
-            dirty = false
-            if persistFailure == nil {
-                logger.error("cannot persist state; continuing in memory", ["error": error.description])
-            }
-            persistFailure = error.description
-            health?.set(.degraded, "cannot write state: \(error.description); bridging continues in memory")
+            failed(error)
+            return
+        }
+        let now = clock.now
+        if journal.journalBytes >= Self.journalLimit {
+            checkpointDue = now
+        } else if checkpointDue == nil {
+            checkpointDue = now + Self.checkpointDelay
         }
     }
 
-    /// Restores persisted trackers; returns, per sink, the frames a restart must send again (ends
-    /// decided before the restart that the service may never have received).
-    private func restore() -> [(Binding, [ActivityFrame])] {
-        let json: JSONValue?
-        do {
-            json = try store.readJSON(Self.stateKey)
-        } catch {
-            logger.warning("stored state unreadable; starting fresh", ["error": error.description])
-            return []
+    /// Writes every live tracker as the new checkpoint and empties the journal: a cost that
+    /// depends on what is alive, paid about once a second while things change.
+    private func checkpoint() {
+        var snapshot: [String: [String: JSONValue]] = [:]
+        for (name, sinkTrackers) in trackers {
+            var entries: [String: JSONValue] = [:]
+            for (slug, tracker) in sinkTrackers where tracker.lifecycle != .idle { entries[slug] = tracker.snapshot }
+            snapshot[name] = entries
         }
-        guard let sinks = json?["sinks"]?.objectValue else { return [] }
+        dirty.removeAll()
+        checkpointDue = nil
+        do {
+            try journal.checkpoint(trackers: snapshot, floors: floors, savedAt: clock.now)
+            needsCheckpoint = false
+            written()
+        } catch {
+            failed(error)
+        }
+    }
+
+    private func written() {
+        guard persistFailure != nil else { return }
+        persistFailure = nil
+        health?.set(.ok)
+        logger.info("state written again")
+    }
+
+    private func failed(_ error: StateStoreError) {
+        needsCheckpoint = true
+        if persistFailure == nil {
+            logger.error("cannot persist state; continuing in memory", ["error": error.description])
+        }
+        persistFailure = error.description
+        health?.set(.degraded, "cannot write state: \(error.description); bridging continues in memory")
+    }
+
+    /// Restores persisted trackers; returns, per sink, the frames a restart must send again (ends
+    /// decided before the restart that the service may never have received), and whether the
+    /// journal should be folded into a checkpoint now.
+    private func restore() -> (recovery: [(Binding, [ActivityFrame])], compact: Bool) {
+        let contents = journal.load()
+        for problem in contents.problems {
+            logger.warning("stored state partly unreadable; continuing with the rest", ["problem": problem])
+        }
+        for binding in bindings { floors[binding.sink.name] = contents.floors[binding.sink.name] ?? 0 }
         var restored = 0
+        var finished = 0
         var recovery: [(Binding, [ActivityFrame])] = []
         for binding in bindings {
-            guard let entries = sinks[binding.sink.name]?.objectValue else { continue }
+            let name = binding.sink.name
+            guard let entries = contents.trackers[name] else { continue }
             var frames: [ActivityFrame] = []
             for (slug, snapshot) in entries.sorted(by: { $0.key < $1.key }) {
                 guard
@@ -356,18 +482,25 @@ public actor ActivityEngine {
                     logger.warning("stored tracker unreadable; it will be recreated", ["slug": slug])
                     continue
                 }
+                if tracker.isFinished {
+                    // Ended and delivered (state written before ended activities were forgotten).
+                    floors[name] = max(floors[name] ?? 0, tracker.sequence)
+                    finished += 1
+                    continue
+                }
                 let resend = tracker.recoveryFrames(at: clock.now)
                 if !resend.isEmpty {
                     logger.info("ending again an activity whose end may not have been delivered", ["slug": slug])
                 }
                 frames += resend
-                trackers[binding.sink.name]?[slug] = tracker
+                trackers[name]?[slug] = tracker
                 restored += 1
             }
             if !frames.isEmpty { recovery.append((binding, frames)) }
         }
         if restored > 0 { logger.info("resumed activities", ["count": String(restored)]) }
-        return recovery
+        if finished > 0 { logger.info("forgot activities that had ended", ["count": String(finished)]) }
+        return (recovery, contents.journalRecords > 0 || finished > 0 || !contents.problems.isEmpty)
     }
 }
 

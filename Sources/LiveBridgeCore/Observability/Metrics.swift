@@ -10,7 +10,19 @@ public final class MetricsRegistry: Sendable {
     private struct State {
         var counters: [Key: Double] = [:]
         var gauges: [Key: Double] = [:]
+        /// The series carrying each value of an indexed label (`slug=…` → keys), so that removing
+        /// a slug's series costs what it has, not what the registry holds.
+        var index: [String: Set<Key>] = [:]
+
+        mutating func note(_ key: Key, indexed: Set<String>) {
+            for pair in key.labels where indexed.contains(Self.label(of: pair)) { index[pair, default: []].insert(key) }
+        }
+
+        static func label(of pair: String) -> String { String(pair.prefix { $0 != "=" }) }
     }
+
+    /// Labels whose values come and go (slugs): indexed for `removeSeries`.
+    private let indexedLabels: Set<String> = ["slug"]
 
     private let state = Mutex(State())
 
@@ -38,13 +50,19 @@ public final class MetricsRegistry: Sendable {
     /// Adds `amount` to a counter.
     public func increment(_ name: String, _ labels: [String: String] = [:], by amount: Double = 1) {
         let key = Self.key(name, labels)
-        state.withLock { $0.counters[key, default: 0] += amount }
+        state.withLock { state in
+            if state.counters[key] == nil { state.note(key, indexed: indexedLabels) }
+            state.counters[key, default: 0] += amount
+        }
     }
 
     /// Sets a gauge.
     public func set(_ name: String, _ labels: [String: String] = [:], _ value: Double) {
         let key = Self.key(name, labels)
-        state.withLock { $0.gauges[key] = value }
+        state.withLock { state in
+            if state.gauges[key] == nil { state.note(key, indexed: indexedLabels) }
+            state.gauges[key] = value
+        }
     }
 
     /// A counter's or gauge's current value (0 when never touched).
@@ -52,6 +70,32 @@ public final class MetricsRegistry: Sendable {
         let key = Self.key(name, labels)
         return state.withLock { $0.counters[key] ?? $0.gauges[key] ?? 0 }
     }
+
+    /// Removes every counter and gauge series whose `label` is one of `values` (slugs that are
+    /// gone), so the label set stays bounded by what is alive. An indexed label (`slug`) costs
+    /// what the removed series are; any other label a pass over the registry.
+    public func removeSeries(label: String, values: Set<String>) {
+        guard !values.isEmpty else { return }
+        let pairs = Set(values.map { "\(label)=\($0)" })
+        state.withLock { state in
+            guard indexedLabels.contains(label) else {
+                state.counters = state.counters.filter { !$0.key.labels.contains(where: pairs.contains) }
+                state.gauges = state.gauges.filter { !$0.key.labels.contains(where: pairs.contains) }
+                return
+            }
+            for pair in pairs {
+                for key in state.index.removeValue(forKey: pair) ?? [] {
+                    state.counters[key] = nil
+                    state.gauges[key] = nil
+                    // Any other indexed label of the same series drops it as well.
+                    for other in key.labels where other != pair { state.index[other]?.remove(key) }
+                }
+            }
+        }
+    }
+
+    /// Series currently exported (every name and label set), for tests and the soak bench.
+    public var seriesCount: Int { state.withLock { $0.counters.count + $0.gauges.count } }
 
     /// The sum of a counter over every label set.
     public func total(_ name: String) -> Double {

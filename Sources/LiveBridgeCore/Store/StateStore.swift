@@ -6,7 +6,9 @@ import Synchronization
 /// counters, pinned certificate fingerprints, service-side activity ids.
 ///
 /// Keys are file names (`trackers.json`, `pins/bambu-01s00c.sha256`). Writes are atomic (temp
-/// file + rename), so a crash leaves either the old or the new value, never half of one.
+/// file + rename), so a crash leaves either the old or the new value, never half of one. Appends
+/// (the tracker journal) are durable when they return; a crash during one can leave only an
+/// incomplete last record, which the reader recognises and ignores.
 public protocol StateStore: Sendable {
     /// The stored bytes, or nil when the key was never written.
     func read(_ key: String) throws(StateStoreError) -> [UInt8]?
@@ -14,9 +16,17 @@ public protocol StateStore: Sendable {
     func write(_ key: String, _ bytes: [UInt8]) throws(StateStoreError)
     /// Removes the key (no error when missing).
     func remove(_ key: String) throws(StateStoreError)
+    /// Adds `bytes` at the end of the value (creating it), durably: on return they survive a crash.
+    func append(_ key: String, _ bytes: [UInt8]) throws(StateStoreError)
 }
 
 extension StateStore {
+    /// Read, extend, write: correct for any store, at the cost of the whole value per call
+    /// (stores for tests; `FileStateStore` and `MemoryStateStore` append in place).
+    public func append(_ key: String, _ bytes: [UInt8]) throws(StateStoreError) {
+        try write(key, (try read(key) ?? []) + bytes)
+    }
+
     /// Reads and parses a JSON document; nil when the key is missing.
     public func readJSON(_ key: String) throws(StateStoreError) -> JSONValue? {
         guard let bytes = try read(key) else { return nil }
@@ -71,27 +81,13 @@ public struct FileStateStore: StateStore {
 
     public func write(_ key: String, _ bytes: [UInt8]) throws(StateStoreError) {
         let file = path(key)
-        let folder = Self.parent(of: file)
-        if let reason = Self.makeDirectories(folder) {
-            throw StateStoreError(key: key, message: "cannot create \(folder): \(reason)")
-        }
+        let folder = try folder(of: file, key: key)
         let temporary = folder + "/." + String(file.split(separator: "/").last ?? "") + ".tmp-\(getpid())"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw StateStoreError(key: key, message: "cannot write in \(folder): \(String(cString: strerror(errno)))")
         }
-        var written = 0
-        let failure: Int32? = bytes.withUnsafeBytes { buffer -> Int32? in
-            while written < buffer.count {
-                let result = Glibc.write(descriptor, buffer.baseAddress! + written, buffer.count - written)
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                written += result
-            }
-            return fsync(descriptor) == 0 ? nil : errno
-        }
+        let failure = Self.writeDurably(descriptor, bytes)
         close(descriptor)
         if let failure {
             unlink(temporary)
@@ -101,6 +97,51 @@ public struct FileStateStore: StateStore {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
             throw StateStoreError(key: key, message: "cannot replace \(file): \(reason)")
+        }
+        // The rename itself is durable once the folder is synced.
+        Self.syncDirectory(folder)
+    }
+
+    public func append(_ key: String, _ bytes: [UInt8]) throws(StateStoreError) {
+        let file = path(key)
+        let folder = try folder(of: file, key: key)
+        let descriptor = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw StateStoreError(key: key, message: "cannot append to \(file): \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        let before = fstat(descriptor, &status) == 0 ? status.st_size : -1
+        if let failure = Self.writeDurably(descriptor, bytes) {
+            // Leave no half record behind for the next append to run into.
+            if before >= 0 { _ = ftruncate(descriptor, before) }
+            throw StateStoreError(key: key, message: "cannot append to \(file): \(String(cString: strerror(failure)))")
+        }
+        if before == 0 { Self.syncDirectory(folder) }
+    }
+
+    /// The folder `file` goes in, created when missing.
+    private func folder(of file: String, key: String) throws(StateStoreError) -> String {
+        let folder = Self.parent(of: file)
+        if let reason = Self.makeDirectories(folder) {
+            throw StateStoreError(key: key, message: "cannot create \(folder): \(reason)")
+        }
+        return folder
+    }
+
+    /// Writes all of `bytes` and syncs them to the disk; the `errno` of a failure, else nil.
+    private static func writeDurably(_ descriptor: Int32, _ bytes: [UInt8]) -> Int32? {
+        var written = 0
+        return bytes.withUnsafeBytes { buffer -> Int32? in
+            while written < buffer.count {
+                let result = Glibc.write(descriptor, buffer.baseAddress! + written, buffer.count - written)
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                written += result
+            }
+            return fdatasync(descriptor) == 0 ? nil : errno
         }
     }
 
@@ -124,6 +165,14 @@ public struct FileStateStore: StateStore {
         return status.st_mode & S_IFMT == S_IFDIR ? nil : "not a directory"
     }
 
+    /// Makes the folder's entries (a rename, a new file) durable; best effort.
+    static func syncDirectory(_ path: String) {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        _ = fsync(descriptor)
+        close(descriptor)
+    }
+
     /// `/a/b/c` → `/a/b`; `c` → `.`; `/c` → `/`.
     static func parent(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
@@ -142,6 +191,10 @@ public final class MemoryStateStore: StateStore {
     public func write(_ key: String, _ bytes: [UInt8]) throws(StateStoreError) { values.withLock { $0[key] = bytes } }
 
     public func remove(_ key: String) throws(StateStoreError) { _ = values.withLock { $0.removeValue(forKey: key) } }
+
+    public func append(_ key: String, _ bytes: [UInt8]) throws(StateStoreError) {
+        values.withLock { $0[key, default: []].append(contentsOf: bytes) }
+    }
 
     /// Every key currently stored.
     public var keys: [String] { values.withLock { Array($0.keys).sorted() } }

@@ -149,6 +149,10 @@ public final class MQTTSink: Sink {
     /// Disconnects when the engine shuts down.
     public func close() async { await shutdown() }
 
+    /// Forgets that `slug`'s discovery config was published (a slug that starts again later
+    /// announces itself again), so the set stays bounded by the slugs alive.
+    public func forget(_ slug: String) async { _ = announced.withLock { $0.remove(slug) } }
+
     // MARK: - Payloads
 
     func statePayload(_ frame: ActivityFrame) -> JSONValue {

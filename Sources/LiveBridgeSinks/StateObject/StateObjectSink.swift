@@ -206,6 +206,14 @@ public actor StateObjectSink: Sink {
         }
     }
 
+    /// Drops the id and the state copy of an activity the engine forgot. The end call removes
+    /// them already; this covers an end the service refused for good, whose record would
+    /// otherwise stay in the data directory for ever.
+    public func forget(_ slug: String) async {
+        guard record(slug) != nil else { return }
+        save(slug, nil)
+    }
+
     // MARK: - Steps
 
     private var renderOptions: StateObjectRenderOptions {

@@ -30,6 +30,9 @@ final class VirtualBridge: Sendable {
     let store: any StateStore
     let logger: Logger
     private let pendingMaxima = Mutex<[String: Int]>([:])
+    /// The content of the newest frame the engine pushed per slug: what it intends the service to
+    /// show once its tracker is forgotten (an ended activity whose end was delivered).
+    private let lastPushed = Mutex<[String: JSONValue]>([:])
 
     /// A bridge at `clock`'s time. `baseURL` sends the sink elsewhere (a fault proxy in front of
     /// the fake); `store` lets a second bridge resume what a first one persisted.
@@ -56,6 +59,9 @@ final class VirtualBridge: Sendable {
             bindings: [.init(sink: sink, queue: queue, ledger: BudgetLedger(sink: "phone", limit: nil, store: store))],
             settings: settings, clock: clock, store: store, logger: logger.child("engine"), metrics: metrics,
             health: health.reporter(kind: "state", name: "dataDir", type: "files", clock: clock), drivesItself: false)
+        await engine.addListener { [weak self] event in
+            if case .pushed(let frame) = event.kind { self?.lastPushed.withLock { $0[frame.slug] = frame.content } }
+        }
         await engine.start()
     }
 
@@ -116,9 +122,11 @@ final class VirtualBridge: Sendable {
     /// The most frames each slug ever had waiting.
     var maximumPending: [String: Int] { pendingMaxima.withLock { $0 } }
 
-    /// What the tracker believes the service shows for `slug`.
+    /// What the tracker believes the service shows for `slug` — after an ended activity's tracker
+    /// was forgotten, the content of the last frame pushed for it.
     func intended(_ slug: String) async -> JSONValue? {
-        await engine.tracker(sink: "phone", slug: slug)?.stored
+        if let tracker = await engine.tracker(sink: "phone", slug: slug) { return tracker.stored }
+        return lastPushed.withLock { $0[slug] }
     }
 
     /// True when the fake shows exactly what the tracker intends for `slug`.
