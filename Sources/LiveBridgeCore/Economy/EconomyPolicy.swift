@@ -131,16 +131,13 @@ public struct EconomyPolicy: Sendable {
         // The window holds at least the few usual gaps a pace needs (a sensor sampled every
         // 30–60 s would otherwise never have one).
         let window = max(paceWindow(at: truth.time, startedAt), 4 * (memory.pace.gap ?? 0))
-        let corners = memory.pace.corners.count
-        let lastCorner = memory.pace.corners.last
-        memory.pace.add(
+        let moved = memory.pace.add(
             progress: progress, at: truth.progressTime, window: window, stallGap: stallGap,
             change: (settings.paceChangeFactor, settings.paceChangeSpan))
         // Forecasts are made and scored where the progress moved: between two such points a
         // stepwise source's value is exact, anywhere else it is off by up to a step, which over a
         // few steps would drown what the forecasts are scored on.
-        guard progress < 1, memory.pace.corners.count != corners || memory.pace.corners.last != lastCorner
-        else { return }
+        guard progress < 1, moved else { return }
         var sourceRate: Double?
         if let finish = truth.finish, !truth.fixedFinish, finish > truth.progressTime {
             sourceRate = (1 - progress) / (finish - truth.progressTime)

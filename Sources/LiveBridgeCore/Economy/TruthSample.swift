@@ -48,21 +48,23 @@ public struct PaceEstimate: Sendable, Hashable {
     public init() {}
 
     /// Adds the progress `progress` true at `time`; keeps the corners of the last `window` seconds.
+    /// True when the progress moved (a corner was added).
+    @discardableResult
     mutating func add(
         progress: Double, at time: Double, window: Double, stallGap: Double = .infinity,
         change: (factor: Double, span: Double)? = nil
-    ) {
+    ) -> Bool {
         guard let last = corners.last else {
             corners.append(Corner(time: time, progress: progress))
-            return
+            return true
         }
         if progress < last.progress - 1e-9 {
             // Backwards: another job (or a reset counter); the old pace says nothing about it.
             reset()
             corners.append(Corner(time: time, progress: progress))
-            return
+            return true
         }
-        guard progress > last.progress + 1e-9, time > last.time else { return }
+        guard progress > last.progress + 1e-9, time > last.time else { return false }
         var step = time - last.time
         if corners.count >= 2, step > stallGap {
             // The first advance after a stall or a pause: the pace is the job's speed while it
@@ -77,6 +79,7 @@ public struct PaceEstimate: Sendable, Hashable {
         corners.append(Corner(time: time, progress: progress))
         while corners.count > 2, corners[1].time <= time - window { corners.removeFirst() }
         if let change { restartAtChange(factor: change.factor, span: max(change.span, 4 * (gap ?? 0))) }
+        return true
     }
 
     /// A change of speed (a server slowing down, the last layers printing faster): when the
