@@ -231,4 +231,65 @@ struct EconomyPolicyTests {
         #expect(resumed.count == 1)
         #expect(resumed.first?.frame.content["live_progress"]?.boolValue == true)
     }
+
+    /// A timer program (fixed finish) whose progress runs `fast` times the countdown's pace for
+    /// its first stretch and slower after, observed every 5 s; the card text changes at the
+    /// change of pace when `text` is true.
+    static func unevenTimer(fast: Double, text: Bool) -> [ActivityUpdate] {
+        let duration = 1200.0
+        let split = 0.8 / fast * duration
+        func truth(_ t: Double) -> Double {
+            t < split ? 0.8 * t / split : 0.8 + 0.2 * (t - split) / (duration - split)
+        }
+        var updates: [ActivityUpdate] = []
+        for t in stride(from: 0.0, to: duration, by: 5) {
+            updates.append(
+                ActivityUpdate(
+                    slug: "oven", name: "Oven", phase: .active,
+                    content: GenericContent(state: text && t >= split ? "Resting" : "Baking"), progress: truth(t),
+                    eta: .finishesAt(base + duration), observedAt: base + t))
+        }
+        updates.append(
+            ActivityUpdate(
+                slug: "oven", name: "Oven", phase: .ended(.success), content: GenericContent(state: "Done"),
+                progress: 1, observedAt: base + duration))
+        return updates
+    }
+
+    @Test(
+        "a bar whose countdown runs slower than the truth is anchored ahead of it, within a share of ε: fewer corrections",
+        arguments: [1.25, 1.4, 1.6])
+    func leaningAnchor(fast: Double) {
+        let updates = Self.unevenTimer(fast: fast, text: false)
+        var flat = EconomySettings()
+        flat.driftAnchorShare = 0
+        let leaning = EconomySimulation(model: .interpolating, settings: EconomySettings()).run(updates)
+        let onTruth = EconomySimulation(model: .interpolating, settings: flat).run(updates)
+        let corrections = leaning.pushes.filter { $0.frame.reason == .displayError }
+        let flatCorrections = onTruth.pushes.filter { $0.frame.reason == .displayError }
+        #expect(!flatCorrections.isEmpty)
+        #expect(
+            Double(corrections.count) <= 0.75 * Double(flatCorrections.count),
+            "\(corrections.count) corrections leaning, \(flatCorrections.count) on the truth")
+        #expect(leaning.maxError <= EconomySettings().maxDisplayError + 0.002, "max error \(leaning.maxError)")
+        let reach = EconomySettings().driftAnchorShare * EconomySettings().maxDisplayError
+        for push in corrections {
+            let pushed = push.frame.content["progress"]?.doubleValue ?? -1
+            let observed = updates.last { ($0.observedAt ?? 0) <= push.time }?.progress ?? -1
+            // While the truth runs faster than the countdown, the anchor is ahead of it, never further than the reach.
+            if push.time - Self.base < 0.8 / fast * 1200 - 60 {
+                #expect(pushed >= observed - 1e-6, "at \(push.time - Self.base): \(pushed) vs \(observed)")
+            }
+            #expect(abs(pushed - observed) <= reach + 0.01, "at \(push.time - Self.base): \(pushed) vs \(observed)")
+        }
+    }
+
+    @Test("a push for a new card text is anchored on the truth: the stretch it starts has no pace of its own yet")
+    func noLeanAtCardChange() throws {
+        let updates = Self.unevenTimer(fast: 1.4, text: true)
+        let result = EconomySimulation(model: .interpolating, settings: EconomySettings()).run(updates)
+        let change = try #require(result.pushes.first { $0.frame.content["state"] == "Resting" })
+        let observed = updates.last { ($0.observedAt ?? 0) <= change.time }?.progress ?? -1
+        #expect(abs((change.frame.content["progress"]?.doubleValue ?? -1) - observed) < 0.005)
+    }
 }

@@ -42,8 +42,9 @@ public struct BudgetPressure: Sendable, Hashable {
 /// that (the pace averages over both), so the limit cycle the old per-observation rule fell into
 /// (a par2 repair growing the remaining bytes, `end_date` flipping every ~40 s) has no path.
 ///
-/// The anchor (`plan`): progress extrapolated from the time it was true at the measured pace,
-/// `end_date` from the robust finish, no glide while
+/// The anchor (`plan`): progress extrapolated from the time it was true at the measured pace
+/// (leaning up to `driftAnchorShare` × ε to the side the truth heads when the bar's slope and the
+/// pace differ, see `leaning`), `end_date` from the robust finish, no glide while
 /// the job is stalled, paused, or when no estimate the recent pace supports exists (nothing past
 /// `maximumCountdown` unless the source states a fixed finish).
 public struct EconomyPolicy: Sendable {
@@ -60,14 +61,11 @@ public struct EconomyPolicy: Sendable {
         public internal(set) var pace = PaceEstimate()
         /// The track records of the source's estimate and of the pace.
         public internal(set) var score = ForecastScore()
-        /// The rate between the last two observations of the progress (the predictive check's
-        /// fallback before the pace is believable).
-        var lastObservedRate: Double?
-        var lastObservedTime: Double?
-        var lastObservedProgress: Double?
         var etaDeviationSince: Double?
         var lastETAMoveAt: Double?
         var lastETAMoveLater: Bool?
+        /// When the card's text or phase last changed in a push: a new stretch of the job.
+        var cardChangedAt: Double?
 
         public init() {}
     }
@@ -120,13 +118,6 @@ public struct EconomyPolicy: Sendable {
     public func observe(_ truth: TruthSample, paused: Bool, startedAt: Double?, memory: inout Memory) {
         // A pause is not a slowdown: its flat stretch is cut out of the pace when the job moves.
         guard let progress = truth.progress, !paused else { return }
-        if let time = memory.lastObservedTime, let previous = memory.lastObservedProgress, truth.progressTime > time {
-            memory.lastObservedRate = (progress - previous) / (truth.progressTime - time)
-        }
-        if truth.progressTime > memory.lastObservedTime ?? -.infinity {
-            memory.lastObservedTime = truth.progressTime
-            memory.lastObservedProgress = progress
-        }
         let stallGap = max(settings.stallMinimum, settings.stallGapFactor * (memory.pace.gap ?? 0))
         // The window holds at least the few usual gaps a pace needs (a sensor sampled every
         // 30–60 s would otherwise never have one).
@@ -294,12 +285,40 @@ public struct EconomyPolicy: Sendable {
                 if remaining < window { date = max(date, (finish + 2 * settings.deadlineLead).rounded()) }
                 plan.endDate = date
                 plan.live = true
+                plan.progress = leaning(plan.progress, toward: date, truth: sample, memory: memory, at: now)
             }
         case .static:
             plan.endDate = finish.rounded()
             plan.remaining = max(0, remaining).rounded()
         }
         return plan
+    }
+
+    /// A bar's slope is set by its `end_date`; when the measured pace differs, the bar drifts from
+    /// the truth in a direction known now. Anchored up to `driftAnchorShare` × ε to the side the
+    /// truth is heading (never further than that from the latest observation), the bar crosses the
+    /// truth and reaches ε on the other side: nearly twice as long before the next correction. A
+    /// bar that stays within ε of the truth until its `end_date` anyway is anchored on the truth.
+    func leaning(_ progress: Double, toward endDate: Double, truth: TruthSample, memory: Memory, at now: Double)
+        -> Double
+    {
+        // A new card text often starts a stretch at its own pace (a washer's rinse after its
+        // wash): the pace before it says nothing about which side the truth heads until the new
+        // stretch has shown a few of its own steps.
+        let stretch = now - (memory.cardChangedAt ?? -.infinity)
+        guard settings.driftAnchorShare > 0, endDate > now, let observed = truth.progress,
+            stretch >= max(settings.paceWindowMinimum, 3 * (memory.pace.gap ?? 0)),
+            let rate = pace(memory, at: truth.time), rate > 0
+        else { return progress }
+        let slope = (1 - progress) / (endDate - now)
+        let drift = (rate - slope) * (endDate - now)
+        guard abs(drift) > settings.maxDisplayError else { return progress }
+        let reach = settings.driftAnchorShare * settings.maxDisplayError
+        let lean = min(reach, abs(drift) / 2) * (drift > 0 ? 1 : -1)
+        // A stepwise value is the floor of the truth: the truth is up to a step above it.
+        let lowest = min(progress, observed + truth.resolution - reach)
+        let highest = min(1, max(progress, observed + reach))
+        return min(highest, max(lowest, max(0, progress + lean)))
     }
 
     /// When a gliding bar must be re-anchored because `end_date` is about to pass with the job
@@ -391,7 +410,7 @@ public struct EconomyPolicy: Sendable {
             if let now = progress(truth, memory: memory, at: t) {
                 let errorNow = abs(anchor.shown(at: t, model: model) - now)
                 if errorNow > epsilon, staticSpacingOK { return .displayError }
-                if max(errorThen, errorNow) > epsilon / 2, let rate = pace(memory, at: t) ?? memory.lastObservedRate {
+                if max(errorThen, errorNow) > epsilon / 2, let rate = pace(memory, at: t) ?? memory.pace.lastStepRate {
                     // Not past the pushed `end_date`: the deadline rule owns what happens there.
                     // As far as the next observations can still correct it in time: two of the
                     // job's usual gaps between advances.
@@ -516,6 +535,9 @@ public struct EconomyPolicy: Sendable {
         memory.etaDeviationSince = since
         return t - since >= settings.etaPersistence
     }
+
+    /// A push changed the card's text or phase.
+    public func cardChanged(memory: inout Memory, at t: Double) { memory.cardChangedAt = t }
 
     /// A push went out: the ETA deviation clock starts again.
     public func pushed(memory: inout Memory) {

@@ -135,6 +135,12 @@ public struct EconomySettings: Sendable, Hashable {
     /// second).
     public var errorLookaheadGaps: Double = 2
 
+    /// A push anchors a bar whose slope (its `end_date`) differs from the measured pace up to this
+    /// share of ε ahead of or behind the truth, on the side the truth is heading, so the drift
+    /// crosses the truth before it reaches ε on the other side (see `EconomyPolicy.leaning`).
+    /// 0 = on the truth.
+    public var driftAnchorShare: Double = 0.6
+
     public init() {}
 
     /// The effective number of end frames.

@@ -122,6 +122,16 @@ public struct PaceEstimate: Sendable, Hashable {
         return measured
     }
 
+    /// The rate between the last two advances (the predictive check's fallback before the pace is
+    /// believable): a stepwise source's step over the time since the step before, not over the
+    /// second between two polls that happened to straddle it.
+    var lastStepRate: Double? {
+        guard corners.count >= 2 else { return nil }
+        let last = corners[corners.count - 1]
+        let previous = corners[corners.count - 2]
+        return last.time > previous.time ? (last.progress - previous.progress) / (last.time - previous.time) : nil
+    }
+
     /// Seconds the advances span.
     var span: Double { (corners.last?.time ?? 0) - (corners.first?.time ?? 0) }
 

@@ -340,6 +340,7 @@ public struct ActivityTracker: Sendable {
             }
         }
         if refreshDetails { lastDetailsAt = now }
+        if stable != lastStable || phaseKind != lastPhaseKind { policy.cardChanged(memory: &memory, at: now) }
         lastStable = stable
         lastPhaseKind = phaseKind
         let isPaused = phaseKind == "paused"
