@@ -232,10 +232,10 @@ struct EconomyPolicyTests {
         #expect(resumed.first?.frame.content["live_progress"]?.boolValue == true)
     }
 
-    /// A timer program (fixed finish) whose progress runs `fast` times the countdown's pace for
-    /// its first stretch and slower after, observed every 5 s; the card text changes at the
-    /// change of pace when `text` is true.
-    static func unevenTimer(fast: Double, text: Bool) -> [ActivityUpdate] {
+    /// A timer program (fixed finish, or a remaining-minutes sensor when `minutes`) whose progress
+    /// runs `fast` times the countdown's pace for its first stretch and slower after, observed
+    /// every 5 s; the card text changes at the change of pace when `text` is true.
+    static func unevenTimer(fast: Double, text: Bool, minutes: Bool = false) -> [ActivityUpdate] {
         let duration = 1200.0
         let split = 0.8 / fast * duration
         func truth(_ t: Double) -> Double {
@@ -247,7 +247,8 @@ struct EconomyPolicyTests {
                 ActivityUpdate(
                     slug: "oven", name: "Oven", phase: .active,
                     content: GenericContent(state: text && t >= split ? "Resting" : "Baking"), progress: truth(t),
-                    eta: .finishesAt(base + duration), observedAt: base + t))
+                    eta: minutes ? .remaining(((duration - t) / 60).rounded(.down) * 60) : .finishesAt(base + duration),
+                    observedAt: base + t, etaResolution: minutes ? 60 : nil))
         }
         updates.append(
             ActivityUpdate(
@@ -291,5 +292,66 @@ struct EconomyPolicyTests {
         let change = try #require(result.pushes.first { $0.frame.content["state"] == "Resting" })
         let observed = updates.last { ($0.observedAt ?? 0) <= change.time }?.progress ?? -1
         #expect(abs((change.frame.content["progress"]?.doubleValue ?? -1) - observed) < 0.005)
+    }
+
+    /// A 40-minute program of six stretches whose progress runs alternately `fast` times and
+    /// 1/`fast` times the pace of its own countdown (a remaining-minutes sensor, true all along);
+    /// progress in whole % every 30 s; a card text per stretch when `text` is true.
+    static func alternatingProgram(fast: Double, text: Bool) -> [ActivityUpdate] {
+        let duration = 2400.0
+        let weights = (0..<6).map { $0 % 2 == 0 ? fast : 1 / fast }
+        let total = weights.reduce(0, +)
+        func truth(_ t: Double) -> (progress: Double, stretch: Int) {
+            let stretch = min(5, Int(t / 400))
+            let done = weights[..<stretch].reduce(0, +)
+            return ((done + weights[stretch] * (t - Double(stretch) * 400) / 400) / total, stretch)
+        }
+        var updates: [ActivityUpdate] = []
+        for t in stride(from: 0.0, to: duration, by: 30) {
+            let now = truth(t)
+            updates.append(
+                ActivityUpdate(
+                    slug: "dishwasher", name: "Dishwasher", phase: .active,
+                    content: GenericContent(
+                        state: text ? "Stage \(["A", "B", "C", "D", "E", "F"][now.stretch])" : "Running"),
+                    progress: (now.progress * 100).rounded(.down) / 100,
+                    eta: .remaining(((duration - t) / 60).rounded(.down) * 60), observedAt: base + t,
+                    progressResolution: 0.01, etaResolution: 60))
+        }
+        updates.append(
+            ActivityUpdate(
+                slug: "dishwasher", name: "Dishwasher", phase: .ended(.success), content: GenericContent(state: "Done"),
+                progress: 1, observedAt: base + duration))
+        return updates
+    }
+
+    @Test(
+        "a push for the bar does not move the countdown back the way it just came by less than the ETA tolerance",
+        arguments: [1.25, 1.4, 1.6, 2.0])
+    func countdownDoesNotSwingBack(fast: Double) {
+        let settings = EconomySettings()
+        for text in [false, true] {
+            let updates = Self.alternatingProgram(fast: fast, text: text)
+            let result = EconomySimulation(model: .interpolating, settings: settings).run(updates)
+            var moves: [(time: Double, later: Bool, size: Double, left: Double)] = []
+            var last: Double?
+            for push in result.pushes {
+                guard push.frame.content["live_progress"]?.boolValue == true,
+                    let endDate = push.frame.content["end_date"]?.doubleValue
+                else { continue }
+                if let last, abs(endDate - last) >= settings.etaMoveMinimum {
+                    moves.append((push.time, endDate > last, abs(endDate - last), last - push.time))
+                }
+                last = endDate
+            }
+            for (previous, move) in zip(moves, moves.dropFirst())
+            where move.later != previous.later && move.time - previous.time < settings.etaReversalWindow {
+                let tolerance = max(settings.etaToleranceMinimum, settings.etaToleranceFraction * move.left)
+                #expect(
+                    move.size > tolerance,
+                    "fast \(fast), text \(text): back by \(move.size) s at \(move.time - Self.base) s, tolerance \(tolerance)"
+                )
+            }
+        }
     }
 }

@@ -119,7 +119,7 @@ extension BenchCommand {
             "paceChangeSpan": \.paceChangeSpan, "etaQuietTail": \.etaQuietTail,
             "absurdFinishFactor": \.absurdFinishFactor, "startWait": \.startWait,
             "finishPadErrorShare": \.finishPadErrorShare, "errorLookaheadGaps": \.errorLookaheadGaps,
-            "driftAnchorShare": \.driftAnchorShare,
+            "driftAnchorShare": \.driftAnchorShare, "etaMoveMinimum": \.etaMoveMinimum,
         ]
     }
 

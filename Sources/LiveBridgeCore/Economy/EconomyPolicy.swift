@@ -263,7 +263,7 @@ public struct EconomyPolicy: Sendable {
     /// The anchor a push at `now` gives the phone.
     public func plan(
         _ truth: TruthSample?, memory: Memory, paused: Bool, startedAt: Double?, frozen: Bool,
-        fallbackProgress: Double?, at now: Double
+        fallbackProgress: Double?, current: DisplayAnchor? = nil, at now: Double
     ) -> Plan {
         let sample = truth ?? TruthSample(progress: 0, time: now, finish: nil, fixedFinish: false)
         let progress = self.progress(sample, memory: memory, at: now) ?? fallbackProgress ?? 0
@@ -283,6 +283,7 @@ public struct EconomyPolicy: Sendable {
                 var date = endDate(
                     forFinish: finish, progress: plan.progress, fixed: sample.fixedFinish, frozen: frozen, at: now)
                 if remaining < window { date = max(date, (finish + 2 * settings.deadlineLead).rounded()) }
+                date = keptEndDate(date, current: current, truth: sample, memory: memory, at: now)
                 plan.endDate = date
                 plan.live = true
                 plan.progress = leaning(plan.progress, toward: date, truth: sample, memory: memory, at: now)
@@ -292,6 +293,23 @@ public struct EconomyPolicy: Sendable {
             plan.remaining = max(0, remaining).rounded()
         }
         return plan
+    }
+
+    /// A push for another reason (the bar drifting, a new card text) would carry the best
+    /// estimate then; when that moves the countdown back the way it came within
+    /// `etaReversalWindow`, by no more than the ETA tolerance, the countdown stays where it is
+    /// (the bar's drift is then what `leaning` absorbs): a countdown that jumps later and back
+    /// earlier minutes apart is read as noise, and nothing a person acts on changed.
+    func keptEndDate(_ date: Double, current: DisplayAnchor?, truth: TruthSample, memory: Memory, at now: Double)
+        -> Double
+    {
+        guard !truth.fixedFinish, let current, current.live, let pushed = current.endDate,
+            pushed > now + settings.deadlineLead, let movedAt = memory.lastETAMoveAt,
+            let movedLater = memory.lastETAMoveLater, now - movedAt < settings.etaReversalWindow,
+            (date > pushed) != movedLater,
+            abs(date - pushed) <= etaTolerance(truth, memory: memory, remaining: max(0, pushed - now))
+        else { return date }
+        return pushed
     }
 
     /// A bar's slope is set by its `end_date`; when the measured pace differs, the bar drifts from
@@ -440,15 +458,7 @@ public struct EconomyPolicy: Sendable {
                 return stalled(memory, at: t) ? .displayError : nil
             }
             let remaining = max(0, finish - t)
-            // A finish is never known better than the source states it: twice its own resolution
-            // (whole minutes), and one step of a stepwise progress at the pace (a whole percent of
-            // a ten-hour print is six minutes the progress cannot resolve).
-            var stepDuration = 0.0
-            if truth.resolution > 0, let rate = pace(memory, at: t), rate > 0 { stepDuration = truth.resolution / rate }
-            var tolerance =
-                max(
-                    settings.etaToleranceMinimum, settings.etaToleranceFraction * remaining,
-                    2 * truth.finishResolution, stepDuration) * budget.widening
+            var tolerance = etaTolerance(truth, memory: memory, remaining: remaining) * budget.widening
             let progressNow = progress(truth, memory: memory, at: t) ?? anchor.progress
             let expected = self.endDate(
                 forFinish: finish, progress: progressNow, fixed: truth.fixedFinish, frozen: frozen, at: t)
@@ -464,11 +474,7 @@ public struct EconomyPolicy: Sendable {
             if abs(expected - endDate) > tolerance, remaining >= settings.etaQuietTail,
                 trendDisagrees(with: endDate, tolerance: tolerance, truth: truth, anchor: anchor, frozen: frozen)
             {
-                if persisted(since: t, memory: &memory) {
-                    memory.lastETAMoveAt = t
-                    memory.lastETAMoveLater = later
-                    return .etaMoved
-                }
+                if persisted(since: t, memory: &memory) { return .etaMoved }
             } else {
                 memory.etaDeviationSince = nil
             }
@@ -484,6 +490,21 @@ public struct EconomyPolicy: Sendable {
             return .etaMoved
         }
         return nil
+    }
+
+    /// How far the pushed `end_date` may be from the robust finish before the countdown is worth
+    /// correcting: `etaToleranceMinimum` or `etaToleranceFraction` of the time left, and never
+    /// less than the source can resolve — twice its own resolution (whole minutes), and one step
+    /// of a stepwise progress at the pace (a whole percent of a ten-hour print is six minutes the
+    /// progress cannot resolve).
+    func etaTolerance(_ truth: TruthSample, memory: Memory, remaining: Double) -> Double {
+        var stepDuration = 0.0
+        if truth.resolution > 0, let rate = pace(memory, at: truth.time), rate > 0 {
+            stepDuration = truth.resolution / rate
+        }
+        return max(
+            settings.etaToleranceMinimum, settings.etaToleranceFraction * remaining, 2 * truth.finishResolution,
+            stepDuration)
     }
 
     /// Static displays: the remaining-time label does not tick on the device.
@@ -540,7 +561,14 @@ public struct EconomyPolicy: Sendable {
     public func cardChanged(memory: inout Memory, at t: Double) { memory.cardChangedAt = t }
 
     /// A push went out: the ETA deviation clock starts again.
-    public func pushed(memory: inout Memory) {
+    /// The `end_date` moving from `old` to `new` is a move of the countdown (its direction is what
+    /// the reversal rules look at), whichever rule's push carried it.
+    public func pushed(memory: inout Memory, from old: DisplayAnchor?, to new: DisplayAnchor, at t: Double) {
         memory.etaDeviationSince = nil
+        guard let old, old.live, new.live, let before = old.endDate, let after = new.endDate,
+            abs(after - before) >= settings.etaMoveMinimum
+        else { return }
+        memory.lastETAMoveAt = t
+        memory.lastETAMoveLater = after > before
     }
 }

@@ -141,6 +141,10 @@ public struct EconomySettings: Sendable, Hashable {
     /// 0 = on the truth.
     public var driftAnchorShare: Double = 0.6
 
+    /// An `end_date` moving by less than this (seconds) is rounding, not a move of the countdown
+    /// (the reversal rules look only at real moves).
+    public var etaMoveMinimum: Double = 30
+
     public init() {}
 
     /// The effective number of end frames.

@@ -363,7 +363,7 @@ public struct ActivityTracker: Sendable {
     ) {
         let plan = policy.plan(
             truth, memory: memory, paused: paused, startedAt: startedAt, frozen: spendingFrozen,
-            fallbackProgress: anchor?.progress, at: now)
+            fallbackProgress: anchor?.progress, current: anchor, at: now)
         var fields: [String: JSONValue] = ["progress": .number(Self.round(plan.progress))]
         if let endDate = plan.endDate {
             fields["end_date"] = .int(Int64(endDate))
@@ -495,13 +495,13 @@ public struct ActivityTracker: Sendable {
         // Every push carries a fresh progress, even when it equals the stored one.
         if patch["progress"] == nil, let progress = desired["progress"] { patch["progress"] = progress }
         stored = MergePatch.apply(patch, to: stored)
+        policy.pushed(memory: &memory, from: anchor, to: newAnchor, at: now)
         anchor = newAnchor
         if newAnchor.live { hasGlided = true }
         let essential = kind == .seed || kind == .final || kind == .end || firstGlidePending
         firstGlidePending = false
         lastPushAt = now
         suppressedDeadline = nil
-        policy.pushed(memory: &memory)
         sequence += 1
         var frame = ActivityFrame(
             slug: slug, name: name, kind: kind, activityState: state ?? (kind == .update ? "ongoing" : nil),
