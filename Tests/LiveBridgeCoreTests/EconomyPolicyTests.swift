@@ -354,4 +354,29 @@ struct EconomyPolicyTests {
             }
         }
     }
+
+    @Test(
+        "a countdown that holds still is believed as it stands while the progress runs at its own pace",
+        arguments: [1.4, 1.6, 2.0])
+    func steadyCountdownBelieved(fast: Double) {
+        let updates = Self.alternatingProgram(fast: fast, text: false)
+        let finish = Self.base + 2400
+        let settings = EconomySettings()
+        // Once the countdown has held still for `steadyFinishSteps` minutes.
+        let since = Self.base + settings.steadyFinishSteps * 60 + 60
+        func offsets(_ settings: EconomySettings) -> [Double] {
+            let result = EconomySimulation(model: .interpolating, settings: settings).run(updates)
+            return result.pushes.filter { $0.time >= since && $0.frame.content["live_progress"]?.boolValue == true }
+                .compactMap { $0.frame.content["end_date"]?.doubleValue }.map { abs($0 - finish) }
+        }
+        var blended = settings
+        blended.steadyFinishSteps = .infinity
+        let steady = offsets(settings)
+        let paced = offsets(blended)
+        let mean = { (values: [Double]) in values.reduce(0, +) / Double(max(1, values.count)) }
+        #expect(!steady.isEmpty && !paced.isEmpty)
+        #expect(mean(steady) <= 0.6 * mean(paced), "end_date off by \(steady) s, blended with the pace \(paced) s")
+        // The last countdown pushed is the source's finish, padded by at most `finishPad`, within its resolution.
+        #expect((steady.last ?? .infinity) <= settings.finishPad + 60, "\(steady)")
+    }
 }

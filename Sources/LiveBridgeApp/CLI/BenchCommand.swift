@@ -119,7 +119,8 @@ extension BenchCommand {
             "paceChangeSpan": \.paceChangeSpan, "etaQuietTail": \.etaQuietTail,
             "absurdFinishFactor": \.absurdFinishFactor, "startWait": \.startWait,
             "finishPadErrorShare": \.finishPadErrorShare, "errorLookaheadGaps": \.errorLookaheadGaps,
-            "driftAnchorShare": \.driftAnchorShare, "etaMoveMinimum": \.etaMoveMinimum,
+            "driftAnchorShare": \.driftAnchorShare,
+            "steadyFinishSteps": \.steadyFinishSteps, "etaMoveMinimum": \.etaMoveMinimum,
         ]
     }
 

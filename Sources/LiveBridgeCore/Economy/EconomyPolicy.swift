@@ -64,6 +64,8 @@ public struct EconomyPolicy: Sendable {
         var etaDeviationSince: Double?
         var lastETAMoveAt: Double?
         var lastETAMoveLater: Bool?
+        /// The finishes the source stated recently.
+        public internal(set) var finishes = FinishTrack()
         /// When the card's text or phase last changed in a push: a new stretch of the job.
         var cardChangedAt: Double?
 
@@ -117,7 +119,16 @@ public struct EconomyPolicy: Sendable {
     /// Folds a new truth into the memory (the pace).
     public func observe(_ truth: TruthSample, paused: Bool, startedAt: Double?, memory: inout Memory) {
         // A pause is not a slowdown: its flat stretch is cut out of the pace when the job moves.
-        guard let progress = truth.progress, !paused else { return }
+        guard !paused else {
+            memory.finishes.reset()
+            return
+        }
+        if let finish = truth.finish, !truth.fixedFinish {
+            memory.finishes.add(finish: finish, at: truth.time, window: steadyFinishSpan(truth))
+        } else {
+            memory.finishes.reset()
+        }
+        guard let progress = truth.progress else { return }
         let stallGap = max(settings.stallMinimum, settings.stallGapFactor * (memory.pace.gap ?? 0))
         // The window holds at least the few usual gaps a pace needs (a sensor sampled every
         // 30–60 s would otherwise never have one).
@@ -206,6 +217,9 @@ public struct EconomyPolicy: Sendable {
                 + max(truth.finishResolution, settings.paceMinimumSpan)
             {
                 result = paced
+            } else if steadyFinish(truth, memory: memory) {
+                // The source's countdown holds still: it knows the end; the pace only leans the bar.
+                result = source
             } else {
                 result = source + paceWeight(memory, resolution: truth.resolution) * (paced - source)
             }
@@ -219,6 +233,19 @@ public struct EconomyPolicy: Sendable {
         }
         guard let result, result - now <= settings.maximumCountdown else { return nil }
         return max(result, now)
+    }
+
+    /// How long a source's finish must have held still to be believed as it stands: the pace's
+    /// shortest window, and `steadyFinishSteps` of the source's own resolution.
+    func steadyFinishSpan(_ truth: TruthSample) -> Double {
+        max(settings.paceWindowMinimum, settings.steadyFinishSteps * truth.finishResolution)
+    }
+
+    /// True when the finishes the source stated over `steadyFinishSpan` lie within its own
+    /// resolution: a countdown running down, not an estimate catching up with the job.
+    func steadyFinish(_ truth: TruthSample, memory: Memory) -> Bool {
+        truth.finish != nil
+            && memory.finishes.steady(span: steadyFinishSpan(truth), tolerance: truth.finishResolution)
     }
 
     /// How much the measured pace is believed against the source's estimate: by their track

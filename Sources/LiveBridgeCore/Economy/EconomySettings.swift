@@ -145,6 +145,13 @@ public struct EconomySettings: Sendable, Hashable {
     /// (the reversal rules look only at real moves).
     public var etaMoveMinimum: Double = 30
 
+    /// A source's finish that held still (within its own resolution) for this many of its
+    /// resolution steps (at least `paceWindowMinimum` seconds) is believed as it stands, not
+    /// blended with the pace: an appliance's own countdown knows the end while its progress runs
+    /// at another pace from stretch to stretch. A slicer's estimate running 10 % long drifts by
+    /// a minute in ten and is not steady.
+    public var steadyFinishSteps: Double = 10
+
     public init() {}
 
     /// The effective number of end frames.

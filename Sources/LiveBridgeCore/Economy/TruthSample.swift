@@ -143,6 +143,43 @@ public struct PaceEstimate: Sendable, Hashable {
     }
 }
 
+/// The finishes a source stated over a recent window: a source whose finish holds still (an
+/// appliance's own countdown, in whole minutes) knows when the job ends even while its progress
+/// runs at another pace from stretch to stretch.
+public struct FinishTrack: Sendable, Hashable {
+    struct Point: Sendable, Hashable {
+        var time: Double
+        var finish: Double
+    }
+
+    private(set) var points: [Point] = []
+
+    public init() {}
+
+    /// Adds the finish `finish` stated at `time`; keeps the points of the last `window` seconds
+    /// (and the one before them, so the track spans the window).
+    mutating func add(finish: Double, at time: Double, window: Double) {
+        if let last = points.last, time < last.time { points.removeAll() }
+        points.append(Point(time: time, finish: finish))
+        while points.count > 2, points[1].time <= time - window { points.removeFirst() }
+    }
+
+    /// Forgets everything (a pause, a source without an estimate).
+    mutating func reset() { points.removeAll() }
+
+    /// True when the points span at least `span` seconds and their finishes lie within `tolerance`.
+    func steady(span: Double, tolerance: Double) -> Bool {
+        guard let first = points.first, let last = points.last, last.time - first.time >= span else { return false }
+        var lowest = Double.infinity
+        var highest = -Double.infinity
+        for point in points {
+            lowest = min(lowest, point.finish)
+            highest = max(highest, point.finish)
+        }
+        return highest - lowest <= tolerance
+    }
+}
+
 /// How well the source's own estimate and the measured pace have each predicted the progress
 /// that followed: each forecast (a rate) is scored one horizon later against what happened, and
 /// the finish blends the two by their track records (inverse-error weights). A source whose
