@@ -9,14 +9,8 @@ import Testing
 
 @Suite("MQTT sink in the registry")
 struct MQTTComponentTests {
-    func build(_ sink: String) throws(ConfigError) -> [any Sink] {
-        let config = try ConfigLoader.parse(text: "{ dataDir: \"/tmp/unused\", sinks: [ \(sink) ] }", environment: [:])
-        let clock = SteppingClock()
-        let services = RuntimeServices(
-            dataDir: config.dataDir, store: MemoryStateStore(), clock: clock, logger: .disabled,
-            metrics: MetricsRegistry(), health: HealthRegistry(), http: HTTPClient.shared, economy: config.economy)
-        return try ComponentRegistry(sinks: [StandardComponents.mqttSink], sources: [])
-            .build(config, services: services).sinks
+    func build(_ sinks: String) throws(ConfigError) -> [any Sink] {
+        try buildSinks(StandardComponents.mqttSink, sinks)
     }
 
     @Test("reads every key; retainDevices defaults to 7 days and takes a duration")

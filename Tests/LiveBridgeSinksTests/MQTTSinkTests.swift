@@ -35,10 +35,7 @@ struct MQTTSinkTests {
         func session(_ user: String, _ password: String, subscriptions: [MQTTSubscription] = [])
             -> MQTTSessionConfiguration
         {
-            MQTTSessionConfiguration(
-                host: "127.0.0.1", port: broker.port, clientID: MQTTSessionConfiguration.uniqueClientID(prefix: user),
-                username: user, password: password, security: .pinnedCertificate(fingerprint),
-                subscriptions: subscriptions)
+            self.session(broker, fingerprint, user, password, subscriptions: subscriptions)
         }
         let logs = InMemoryLogHandler()
         let sink = try MQTTSink(
@@ -98,15 +95,22 @@ struct MQTTSinkTests {
         #expect(!logs.lines.joined().contains("CANARY"))
     }
 
+    /// A session configuration for `broker` as `user`, pinned to its certificate.
+    func session(
+        _ broker: MosquittoBroker, _ fingerprint: CertificateFingerprint, _ user: String, _ password: String,
+        subscriptions: [MQTTSubscription] = []
+    ) -> MQTTSessionConfiguration {
+        MQTTSessionConfiguration(
+            host: "127.0.0.1", port: broker.port, clientID: MQTTSessionConfiguration.uniqueClientID(prefix: user),
+            username: user, password: password, security: .pinnedCertificate(fingerprint), subscriptions: subscriptions)
+    }
+
     /// The retained messages on the broker now: a viewer subscribes to everything and publishes a
     /// marker once subscribed; what arrives before the marker is what the broker retained.
     func retained(_ broker: MosquittoBroker, _ fingerprint: CertificateFingerprint) async throws -> [String: String] {
         let viewer = try MQTTSession(
-            configuration: MQTTSessionConfiguration(
-                host: "127.0.0.1", port: broker.port,
-                clientID: MQTTSessionConfiguration.uniqueClientID(prefix: "viewer"),
-                username: "viewer", password: "viewerpass1", security: .pinnedCertificate(fingerprint),
-                subscriptions: [MQTTSubscription("#", qos: .atLeastOnce)]),
+            configuration: session(
+                broker, fingerprint, "viewer", "viewerpass1", subscriptions: [MQTTSubscription("#", qos: .atLeastOnce)]),
             onConnect: { session in try? await session.publish(topic: "test/marker", payload: [1], qos: .atLeastOnce) })
         try viewer.start()
         let messages = try await within(15) {
@@ -127,9 +131,7 @@ struct MQTTSinkTests {
         defer { broker.remove() }
         try await broker.start()
         let fingerprint = try CertificateFingerprint(hex: broker.certificate.serverCertificateSHA256)
-        let settings = MQTTSessionConfiguration(
-            host: "127.0.0.1", port: broker.port, clientID: "lb-retain", username: "bridge", password: "bridgepass1",
-            security: .pinnedCertificate(fingerprint))
+        let settings = session(broker, fingerprint, "bridge", "bridgepass1")
         let store = MemoryStateStore()
         let clock = VirtualClock()
         let configuration = MQTTSink.Configuration(
