@@ -53,10 +53,7 @@ public struct MQTTDeviceRegistry: Sendable, Equatable {
     public mutating func saw(_ slug: String, name: String, topics: [String], at now: Double) -> Sighting {
         let previous = devices[slug]
         devices[slug] = Device(name: name, seen: max(now, previous?.seen ?? now), topics: topics)
-        if let previous {
-            let stale = previous.topics.filter { !topics.contains($0) }
-            pendingClears += stale.filter { !pendingClears.contains($0) }
-        }
+        if let previous { queueClears(previous.topics.filter { !topics.contains($0) }) }
         var evicted: [String] = []
         while devices.count > capacity {
             guard let oldest = devices.min(by: { ($0.value.seen, $0.key) < ($1.value.seen, $1.key) })?.key else {
@@ -83,7 +80,7 @@ public struct MQTTDeviceRegistry: Sendable, Equatable {
     /// Removes `slug`'s device; its topics join `pendingClears`.
     public mutating func remove(_ slug: String) {
         guard let device = devices.removeValue(forKey: slug) else { return }
-        pendingClears += device.topics.filter { !pendingClears.contains($0) }
+        queueClears(device.topics)
     }
 
     /// Changes every device to the topics the configuration now gives it (`topics(slug)`): a
@@ -92,9 +89,16 @@ public struct MQTTDeviceRegistry: Sendable, Equatable {
         for (slug, device) in devices {
             let current = topics(slug)
             guard current != device.topics else { continue }
-            pendingClears += device.topics.filter { !current.contains($0) && !pendingClears.contains($0) }
+            queueClears(device.topics.filter { !current.contains($0) })
             devices[slug]?.topics = device.topics.filter { current.contains($0) }
         }
+    }
+
+    /// Adds `topics` to the ones to clear, keeping at most eight per device of the capacity (the
+    /// oldest go: a broker away for that long has lost track of them anyway).
+    private mutating func queueClears(_ topics: [String]) {
+        for topic in topics where !pendingClears.contains(topic) { pendingClears.append(topic) }
+        if pendingClears.count > capacity * 8 { pendingClears.removeFirst(pendingClears.count - capacity * 8) }
     }
 
     /// Marks `topics` as cleared on the broker.
@@ -125,8 +129,6 @@ public struct MQTTDeviceRegistry: Sendable, Equatable {
             let topics = (entry["topics"]?.arrayValue ?? []).compactMap(\.stringValue)
             _ = saw(slug, name: name, topics: topics, at: seen)
         }
-        for topic in (json["clear"]?.arrayValue ?? []).compactMap(\.stringValue) where !pendingClears.contains(topic) {
-            pendingClears.append(topic)
-        }
+        queueClears((json["clear"]?.arrayValue ?? []).compactMap(\.stringValue))
     }
 }

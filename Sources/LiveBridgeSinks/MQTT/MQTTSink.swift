@@ -246,7 +246,7 @@ public final class MQTTSink: Sink {
             throw SinkError(
                 .unavailable, code: error.code.description, message: "MQTT publish failed: \(error.message)")
         }
-        if sighting.changed || !sighting.evicted.isEmpty { persist(force: true) } else { persist(force: false) }
+        persist(force: sighting.changed || !sighting.evicted.isEmpty)
         if !sighting.evicted.isEmpty { await sweep() }
         return DeliveryReceipt(requests: requests, appliedAt: clock.now)
     }
