@@ -179,7 +179,39 @@ public final class HomeAssistantInstance: Sendable {
         return try JSONParser.parse(response.body)
     }
 
-    private func post(_ path: String, _ data: JSONValue) async throws -> JSONValue {
+    /// `GET /api/states`: every entity's state object.
+    public func states() async throws -> [JSONValue] {
+        let response = try await HTTPClient.shared.execute(
+            HTTPRequest(method: "GET", url: url + "/api/states", headers: ["Authorization": "Bearer \(token)"]))
+        guard response.status == 200 else {
+            throw HomeAssistantInstanceError("GET /api/states: HTTP \(response.status)")
+        }
+        return try JSONParser.parse(response.body).arrayValue ?? []
+    }
+
+    /// Sets up the MQTT integration for the broker at `host:port` through the config flow (what
+    /// the UI does): `POST /api/config/config_entries/flow` with handler `mqtt`, then the broker
+    /// step. Returns the created entry (its `state` is `loaded` once connected).
+    @discardableResult
+    public func setUpMQTT(host: String, port: Int, username: String, password: String) async throws -> JSONValue {
+        let form = try await post("/api/config/config_entries/flow", ["handler": "mqtt"])
+        guard form["step_id"] == "broker", let flow = form["flow_id"]?.stringValue else {
+            throw HomeAssistantInstanceError("the MQTT config flow did not ask for the broker: \(form)")
+        }
+        let created = try await post(
+            "/api/config/config_entries/flow/\(flow)",
+            [
+                "broker": .string(host), "port": .int(Int64(port)), "username": .string(username),
+                "password": .string(password),
+            ])
+        guard created["type"] == "create_entry", let entry = created["result"] else {
+            throw HomeAssistantInstanceError("the MQTT config flow did not create an entry: \(created)")
+        }
+        return entry
+    }
+
+    /// `POST` `data` to `path` with the token; the parsed answer (HTTP 200 expected).
+    public func post(_ path: String, _ data: JSONValue) async throws -> JSONValue {
         let response = try await HTTPClient.shared.execute(
             HTTPRequest(
                 method: "POST", url: url + path,
@@ -193,7 +225,8 @@ public final class HomeAssistantInstance: Sendable {
 
     // MARK: - Ports
 
-    private static func freePort() throws -> Int {
+    /// A port the kernel reports free on 127.0.0.1 right now.
+    public static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw HomeAssistantInstanceError("socket failed: errno \(errno)") }
         defer { close(fd) }

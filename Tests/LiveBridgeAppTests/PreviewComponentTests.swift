@@ -10,14 +10,7 @@ import Testing
 @Suite("preview sink in the registry")
 struct PreviewComponentTests {
     func build(_ sinks: String) throws(ConfigError) -> [any Sink] {
-        let config = try ConfigLoader.parse(text: "{ dataDir: \"/tmp/unused\", sinks: [ \(sinks) ] }", environment: [:])
-        let clock = SteppingClock()
-        let services = RuntimeServices(
-            dataDir: config.dataDir, store: MemoryStateStore(), clock: clock, logger: .disabled,
-            metrics: MetricsRegistry(),
-            health: HealthRegistry(), http: HTTPClient.shared, economy: config.economy)
-        return try ComponentRegistry(sinks: [StandardComponents.previewSink], sources: [])
-            .build(config, services: services).sinks
+        try buildSinks(StandardComponents.previewSink, sinks)
     }
 
     @Test("reads listen and title, defaults to 127.0.0.1:8787, and binds nothing while being built")

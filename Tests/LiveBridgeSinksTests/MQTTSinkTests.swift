@@ -35,10 +35,7 @@ struct MQTTSinkTests {
         func session(_ user: String, _ password: String, subscriptions: [MQTTSubscription] = [])
             -> MQTTSessionConfiguration
         {
-            MQTTSessionConfiguration(
-                host: "127.0.0.1", port: broker.port, clientID: MQTTSessionConfiguration.uniqueClientID(prefix: user),
-                username: user, password: password, security: .pinnedCertificate(fingerprint),
-                subscriptions: subscriptions)
+            self.session(broker, fingerprint, user, password, subscriptions: subscriptions)
         }
         let logs = InMemoryLogHandler()
         let sink = try MQTTSink(
@@ -76,7 +73,7 @@ struct MQTTSinkTests {
         let json = try JSONParser.parse(state.payload)
         #expect(json["state"] == "ended" && json["content"]?["state"] == "Complete" && json["progress"] == 1)
         let discovery = try #require(
-            received.first { $0.topic == "homeassistant/sensor/livebridge_sabnzbd_home/config" })
+            received.first { $0.topic == "homeassistant/sensor/livebridge_sabnzbd_home/progress/config" })
         #expect(try JSONParser.parse(discovery.payload)["state_topic"] == "livebridge/sabnzbd-home/state")
 
         // Live events arrive in order for a subscriber that is connected while they are sent.
@@ -96,6 +93,75 @@ struct MQTTSinkTests {
         await viewer.shutdown()
         await sink.shutdown()
         #expect(!logs.lines.joined().contains("CANARY"))
+    }
+
+    /// A session configuration for `broker` as `user`, pinned to its certificate.
+    func session(
+        _ broker: MosquittoBroker, _ fingerprint: CertificateFingerprint, _ user: String, _ password: String,
+        subscriptions: [MQTTSubscription] = []
+    ) -> MQTTSessionConfiguration {
+        MQTTSessionConfiguration(
+            host: "127.0.0.1", port: broker.port, clientID: MQTTSessionConfiguration.uniqueClientID(prefix: user),
+            username: user, password: password, security: .pinnedCertificate(fingerprint), subscriptions: subscriptions)
+    }
+
+    /// The retained messages on the broker now: a viewer subscribes to everything and publishes a
+    /// marker once subscribed; what arrives before the marker is what the broker retained.
+    func retained(_ broker: MosquittoBroker, _ fingerprint: CertificateFingerprint) async throws -> [String: String] {
+        let viewer = try MQTTSession(
+            configuration: session(
+                broker, fingerprint, "viewer", "viewerpass1", subscriptions: [MQTTSubscription("#", qos: .atLeastOnce)]),
+            onConnect: { session in try? await session.publish(topic: "test/marker", payload: [1], qos: .atLeastOnce) })
+        try viewer.start()
+        let messages = try await within(15) {
+            var retained: [String: String] = [:]
+            for await message in viewer.messages {
+                if message.topic == "test/marker" { break }
+                if message.retained { retained[message.topic] = message.payloadText }
+            }
+            return retained
+        }
+        await viewer.shutdown()
+        return messages
+    }
+
+    @Test("a device not seen for retainDevices is removed by the next run; online while running, offline after")
+    func retainDevicesAcrossRestart() async throws {
+        let broker = try MosquittoBroker(users: ["bridge": "bridgepass1", "viewer": "viewerpass1"])
+        defer { broker.remove() }
+        try await broker.start()
+        let fingerprint = try CertificateFingerprint(hex: broker.certificate.serverCertificateSHA256)
+        let settings = session(broker, fingerprint, "bridge", "bridgepass1")
+        let store = MemoryStateStore()
+        let clock = VirtualClock()
+        let configuration = MQTTSink.Configuration(
+            name: "mqtt", session: settings, discovery: true, retainDevices: 3600)
+        let first = try MQTTSink(configuration: configuration, store: store, clock: clock)
+        let seed: JSONValue = ["template": "generic", "progress": 0.1, "state": "Downloading"]
+        _ = try await first.deliver(frame(.seed, 1, patch: seed, content: seed, state: "ongoing"))
+        await first.shutdown()
+        var topics = try await retained(broker, fingerprint)
+        #expect(topics["livebridge/status"] == "offline", "a clean stop says offline")
+        #expect(topics["homeassistant/sensor/livebridge_sabnzbd_home/status/config"] != nil)
+        #expect(topics["homeassistant/binary_sensor/livebridge_sabnzbd_home/running/config"] != nil)
+        #expect(topics["homeassistant/binary_sensor/livebridge/online/config"] != nil)
+        #expect(try JSONParser.parse(Array((topics["livebridge/sabnzbd-home/state"] ?? "").utf8))["name"] == "SABnzbd")
+
+        // The next run never sees the slug; when its hour is up, it clears what the first run left.
+        let second = try MQTTSink(configuration: configuration, store: store, clock: clock)
+        #expect(second.registry.devices["sabnzbd-home"] != nil, "the first run's device was persisted")
+        await second.open()
+        clock.advance(by: 3601)
+        let deadline = ContinuousClock.now + .seconds(15)
+        while !(second.registry.devices.isEmpty && second.registry.pendingClears.isEmpty) {
+            try #require(ContinuousClock.now < deadline, "the expired device was not cleared")
+            try await Task.sleep(for: .milliseconds(20))  // poll interval of a bounded wait
+        }
+        topics = try await retained(broker, fingerprint)
+        #expect(topics["livebridge/status"] == "online")
+        #expect(topics["homeassistant/binary_sensor/livebridge/online/config"] != nil)
+        #expect(topics.keys.filter { $0.contains("sabnzbd") }.isEmpty, "left behind: \(topics.keys.sorted())")
+        await second.shutdown()
     }
 
     @Test("a broker that is down makes delivery retry, not drop")

@@ -5,15 +5,27 @@
 # The venv lives in $LIVEBRIDGE_HA_VENV (default ~/.cache/livebridge/ha-venv, ~630 MB) and is
 # rebuilt only when tools/homeassistant/requirements.lock changes: the first run takes about a
 # minute (pip), later runs a fraction of a second.
+#
+# The MQTT integration's client, paho-mqtt 1.6.1 (what HA 2024.3 requires; 2.x breaks it), is
+# installed on top of the lock rather than in it, so that adding it did not rebuild existing venvs.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 LOCK="$ROOT/tools/homeassistant/requirements.lock"
 VENV="${LIVEBRIDGE_HA_VENV:-$HOME/.cache/livebridge/ha-venv}"
 PYTHON="${HA_PYTHON:-python3}"
+MQTT_CLIENT="paho-mqtt==1.6.1"
+
+# The MQTT integration's client (for the MQTT sink's discovery tests), when missing or another version.
+ensure_mqtt_client() {
+    "$VENV/bin/python" -c 'import sys, paho.mqtt; sys.exit(paho.mqtt.__version__ != "1.6.1")' 2>/dev/null && return 0
+    echo "installing $MQTT_CLIENT into $VENV"
+    "$VENV/bin/pip" install --disable-pip-version-check --no-input "$MQTT_CLIENT" >/dev/null
+}
 
 want="$(sha256sum "$LOCK" | cut -d' ' -f1)"
 if [ -x "$VENV/bin/hass" ] && [ "$(cat "$VENV/.livebridge-lock" 2>/dev/null)" = "$want" ]; then
+    ensure_mqtt_client
     exit 0
 fi
 
@@ -38,5 +50,6 @@ if ! "$VENV/bin/pip" install --disable-pip-version-check --no-input -r "$LOCK" >
     echo "pip install of tools/homeassistant/requirements.lock failed (full log: $log)" >&2
     exit 1
 fi
+ensure_mqtt_client
 echo "$want" >"$VENV/.livebridge-lock"
 echo "Home Assistant venv ready in $(($(date +%s) - started)) s"

@@ -3,7 +3,7 @@ import LiveBridgeNet
 import LiveBridgeSinks
 
 extension StandardComponents {
-    /// `type: "mqtt"`: every frame published for MQTT subscribers.
+    /// `type: "mqtt"`: every frame published for MQTT subscribers (and Home Assistant devices).
     static var mqttSink: SinkKind {
         SinkKind(type: "mqtt", summary: "publishes activity state and events to an MQTT broker") { entry, services in
             let reader = entry.reader
@@ -16,6 +16,7 @@ extension StandardComponents {
             let discovery = reader.bool("discovery", default: false)
             let discoveryPrefix = reader.string("discoveryPrefix", default: "homeassistant")
             let model = reader.choice("displayModel", ["static", "interpolating"], default: "static")
+            let retainDevices = reader.duration("retainDevices", default: 7 * 86400, range: 1...(3650 * 86400))
             var security = MQTTTransportSecurity.plaintext
             if useTLS {
                 if let fingerprint = reader.string("fingerprint") {
@@ -30,8 +31,9 @@ extension StandardComponents {
                     security = .certificateAuthority(caFile: reader.string("caFile"), verifyHostname: true)
                 }
             }
-            if prefix.isEmpty || prefix.contains("#") || prefix.contains("+") {
-                reader.problem("prefix", "\"\(prefix)\" is not a topic prefix (no #, + or empty)")
+            for (key, value) in [("prefix", prefix), ("discoveryPrefix", discoveryPrefix)]
+            where value.isEmpty || !MQTTTopic.isValidName(value) || value.hasPrefix("/") || value.hasSuffix("/") {
+                reader.problem(key, "\"\(value)\" is not a topic prefix (not empty, no # or +, no / at either end)")
             }
             reader.finish()
             guard !host.isEmpty else { return nil }
@@ -43,8 +45,9 @@ extension StandardComponents {
                 return try MQTTSink(
                     configuration: .init(
                         name: entry.name, session: session, prefix: prefix, discovery: discovery,
-                        discoveryPrefix: discoveryPrefix, displayModel: model == "static" ? .static : .interpolating),
-                    clock: services.clock, logger: services.logger.child("sink.\(entry.name)"))
+                        discoveryPrefix: discoveryPrefix, displayModel: model == "static" ? .static : .interpolating,
+                        retainDevices: retainDevices),
+                    store: services.store, clock: services.clock, logger: services.logger.child("sink.\(entry.name)"))
             } catch {
                 reader.problem(nil, "\(error)")
                 return nil

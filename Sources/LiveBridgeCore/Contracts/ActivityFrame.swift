@@ -59,6 +59,8 @@ public struct ActivityFrame: Sendable, Hashable {
     /// A frame that starts or ends the activity (the seed, its first glide, the end frames):
     /// the monthly budget reserves room for these and never skips them.
     public var essential: Bool = false
+    /// The job was paused when the frame was made (the bar holds still), for sinks that say so.
+    public var paused: Bool = false
 
     public init(
         slug: String, name: String, kind: FrameKind, activityState: String?, patch: JSONValue, content: JSONValue,
@@ -100,6 +102,8 @@ public struct ActivityFrame: Sendable, Hashable {
             stale: newer.ttls.stale ?? ttls.stale, ended: newer.ttls.ended ?? ttls.ended,
             dismissal: newer.ttls.dismissal ?? ttls.dismissal)
         merged.priority = newer.priority ?? priority
+        // A final frame's outcome survives an end folded onto it (the end itself carries none).
+        merged.outcome = newer.outcome ?? outcome
         merged.essential = essential || newer.essential
         return merged
     }

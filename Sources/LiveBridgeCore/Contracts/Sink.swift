@@ -72,6 +72,9 @@ public protocol Sink: Sendable {
     func deliver(_ frame: ActivityFrame) async throws(SinkError) -> DeliveryReceipt
     /// Checks reachability and credentials for `livebridge check` (one line of detail).
     func probe() async -> ProbeResult
+    /// Called once when the engine starts, before any frame: a sink that announces itself (the
+    /// MQTT sink's availability and its clean-up of old devices) connects here, not at its first frame.
+    func open() async
     /// Releases connections when the engine shuts down, after the last frame was delivered.
     func close() async
     /// Drops what the sink still remembers about `slug`: its activity ended, was forgotten by the
@@ -81,6 +84,7 @@ public protocol Sink: Sendable {
 
 extension Sink {
     public func probe() async -> ProbeResult { ProbeResult(ok: true, detail: "no probe for this sink type") }
+    public func open() async {}
     public func close() async {}
     public func forget(_ slug: String) async {}
 }

@@ -90,8 +90,9 @@ public actor ActivityEngine {
         for binding in bindings { trackers[binding.sink.name] = [:] }
     }
 
-    /// Wires delivery feedback and restores persisted trackers. Call once before `emit`.
+    /// Opens the sinks, wires delivery feedback and restores persisted trackers. Call once before `emit`.
     public func start() async {
+        for binding in bindings { await binding.sink.open() }
         for binding in bindings {
             let sinkName = binding.sink.name
             await binding.queue.setObserver(

@@ -78,7 +78,9 @@ public struct ActivityTracker: Sendable {
     ) -> [ActivityFrame] {
         let t = min(update.observedAt ?? now, now)
         spendingFrozen = budget.exhausted
-        name = update.name
+        // An update that names the activity only by its slug (the activities API without `name`,
+        // an `{"end": true}`) keeps the display name the activity already has.
+        if update.name != slug { name = update.name }
         if let priority = update.priority { self.priority = priority }
         // A finish `end_date` cannot carry (a garbled ETA: not a number, or beyond the year 9999)
         // counts as unknown; turned into an integer end_date it would trap.
@@ -509,6 +511,7 @@ public struct ActivityTracker: Sendable {
             truthProgress: truth?.progress, finishesAt: anchor?.endDate ?? truth?.finish,
             fixedFinish: truth?.fixedFinish ?? false, time: now, reason: reason, sequence: sequence)
         frame.essential = essential
+        frame.paused = lastPhaseKind == "paused"
         return frame
     }
 

@@ -39,6 +39,15 @@ extension MQTTSession {
         {
             throw fail("libmosquitto refused the MQTT user name for \(configuration.endpoint)")
         }
+        if let will = configuration.will {
+            let code = will.payload.withUnsafeBytes { bytes in
+                mosquitto_will_set(
+                    handle, will.topic, Int32(bytes.count), bytes.baseAddress, Int32(will.qos.rawValue), will.retained)
+            }
+            guard code == Self.success else {
+                throw fail("libmosquitto refused the last will for \(will.topic)")
+            }
+        }
         if let tls {
             // Our context, our policy: WITH_DEFAULTS 0 keeps libmosquitto from touching it (with the
             // default 1 and no CA file, connect fails with MOSQ_ERR_INVAL). MOSQ_OPT_SSL_CTX takes a

@@ -33,6 +33,9 @@ public struct MQTTSessionConfiguration: Sendable, Equatable {
     public var connectTimeout: Double
     /// Inbound messages buffered for a slow consumer; beyond it the oldest are dropped (and counted).
     public var inboundBufferLimit: Int
+    /// The last will: what the broker publishes for us when the connection ends without a
+    /// DISCONNECT (the process died, the network went away). `retained` is the will's retain flag.
+    public var will: MQTTMessage?
 
     /// A configuration; only `host`, `port`, `clientID` and `security` are required.
     public init(
@@ -47,7 +50,8 @@ public struct MQTTSessionConfiguration: Sendable, Equatable {
         subscriptions: [MQTTSubscription] = [],
         reconnect: MQTTReconnectPolicy = .standard,
         connectTimeout: Double = 20,
-        inboundBufferLimit: Int = 1024
+        inboundBufferLimit: Int = 1024,
+        will: MQTTMessage? = nil
     ) {
         self.host = host
         self.port = port
@@ -61,6 +65,7 @@ public struct MQTTSessionConfiguration: Sendable, Equatable {
         self.reconnect = reconnect
         self.connectTimeout = connectTimeout
         self.inboundBufferLimit = inboundBufferLimit
+        self.will = will
     }
 
     /// `prefix-<8 random hex digits>`: unique per process, recognisable in broker logs.
@@ -103,6 +108,9 @@ public struct MQTTSessionConfiguration: Sendable, Equatable {
         }
         guard inboundBufferLimit > 0 else {
             throw invalid("MQTT inbound buffer limit must be positive (got \(inboundBufferLimit))")
+        }
+        if let will, !MQTTTopic.isValidName(will.topic) {
+            throw invalid("MQTT will topic \"\(will.topic)\" must be non-empty and contain no + or # wildcards")
         }
         for subscription in subscriptions {
             guard MQTTTopic.isValidFilter(subscription.topicFilter) else {
@@ -150,7 +158,7 @@ extension MQTTSessionConfiguration: CustomStringConvertible, CustomReflectable {
                 "password": password == nil ? "nil" : "[redacted]", "keepAlive": keepAlive,
                 "security": security, "tlsVersions": tlsVersions, "subscriptions": subscriptions,
                 "reconnect": reconnect, "connectTimeout": connectTimeout,
-                "inboundBufferLimit": inboundBufferLimit,
+                "inboundBufferLimit": inboundBufferLimit, "will": will as Any,
             ],
             displayStyle: .struct)
     }

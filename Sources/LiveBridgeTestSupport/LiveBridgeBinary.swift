@@ -1,15 +1,15 @@
 import Foundation
-import LiveBridgeTestSupport
 
 /// The real `livebridge` executable of this build, started as a separate process.
-enum LiveBridgeBinary {
-    struct Missing: Error, CustomStringConvertible {
-        var description: String
+public enum LiveBridgeBinary {
+    /// The executable is not built.
+    public struct Missing: Error, CustomStringConvertible {
+        public var description: String
     }
 
     /// The built executable: next to the test bundle (`.build/<triple>/debug/`), else
     /// `.build/debug/livebridge` in the package.
-    static func locate() throws -> String {
+    public static func locate() throws -> String {
         var candidates: [String] = []
         if let runner = Bundle.main.executableURL?.deletingLastPathComponent() {
             candidates.append(runner.appendingPathComponent("livebridge").path)
@@ -20,7 +20,7 @@ enum LiveBridgeBinary {
                 URL(fileURLWithPath: first).deletingLastPathComponent().appendingPathComponent("livebridge").path)
         }
         let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         candidates.append(package.appendingPathComponent(".build/debug/livebridge").path)
         for candidate in candidates where FileManager.default.isExecutableFile(atPath: candidate) {
             return candidate
@@ -31,7 +31,7 @@ enum LiveBridgeBinary {
     }
 
     /// Starts `livebridge run --config <config>` with `environment` added to this process's.
-    static func run(config: String, environment: [String: String]) async throws -> ChildProcess {
+    public static func run(config: String, environment: [String: String]) async throws -> ChildProcess {
         let executable = try locate()
         return try await HTTPBlockingWork.run {
             try ChildProcess(executable, ["run", "--config", config], environment: environment)
