@@ -51,8 +51,9 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/livebridge
 
 ## Benchmarks on a release build, no network (docs/performance.md): `make bench BENCH_ARGS=--quick`.
+# The bench is its own program (livebridge-bench); it measures the livebridge next to it.
 bench: release
-	$(BIN) bench $(BENCH_ARGS)
+	.build/release/livebridge-bench $(BENCH_ARGS)
 
 ## Fuzzing (fuzz/README.md): every libFuzzer harness for FUZZ_SECONDS each (default 5 minutes).
 FUZZ_SECONDS ?= 300
