@@ -26,6 +26,11 @@ fi
 if missing=$(ldd "$binary" | grep 'not found'); then fail "$binary links libraries that are not installed:
 $missing"; fi
 
+# Nor Foundation (with ICU): the daemon's modules use the standard library and FoundationEssentials.
+if command -v nm >/dev/null && nm "$binary" 2>/dev/null | grep -E '\$s10Foundation|\$s33FoundationInternationalization' >/dev/null; then
+    fail "$binary links Foundation (\`import Foundation\` in a module livebridge links?); it must use FoundationEssentials"
+fi
+
 version=$("$binary" version | awk '{print $2}')
 [[ $version =~ ^[0-9][0-9A-Za-z.+~-]*$ ]] || fail "\`$binary version\` gave \"$version\", not a Debian version"
 arch=$(dpkg --print-architecture)
@@ -60,6 +65,15 @@ HEADER
 chmod 0644 "$stage/lib/systemd/system/livebridge.service"
 grep -q '^ExecStart=/usr/bin/livebridge run ' "$stage/lib/systemd/system/livebridge.service" \
     || fail "the packaged unit has no ExecStart=/usr/bin/livebridge (examples/systemd/livebridge.service changed?)"
+
+# systemd-analyze insists that ExecStart's binary exists: verify a copy that points at the staged one.
+if command -v systemd-analyze >/dev/null; then
+    verify=$(mktemp -d)
+    sed "s|/usr/bin/livebridge|$PWD/$stage/usr/bin/livebridge|g" "$stage/lib/systemd/system/livebridge.service" \
+        >"$verify/livebridge.service"
+    systemd-analyze verify "$verify/livebridge.service" || fail "systemd-analyze verify rejects the packaged unit"
+    rm -rf "$verify"
+fi
 
 # Depends: dpkg-shlibdeps reads the binary's NEEDED entries, finds each library's package
 # (dpkg -S) and the lowest version that provides the symbols used (the packages' symbols files).

@@ -90,19 +90,28 @@ if grep -q 'not found' "$work/ldd.txt"; then fail "a library the binary needs is
 
 step "each library the binary links (NEEDED) is from a package in Depends:"
 depends=$(in_root dpkg-query -W -f='${Depends}' livebridge)
+in_depends() {  # a package named in Depends: (each entry "name" or "name (>= version)")
+    local entry IFS=,
+    for entry in $depends; do
+        entry=${entry# }
+        [ "${entry%% *}" = "$1" ] && return 0
+    done
+    return 1
+}
 owner() {  # the package holding a library, with or without merged /usr
     in_root dpkg -S "$1" 2>/dev/null || in_root dpkg -S "/usr$1" 2>/dev/null || in_root dpkg -S "${1#/usr}" 2>/dev/null
 }
 for soname in $(objdump -p "$root/usr/bin/livebridge" | awk '/NEEDED/ {print $2}'); do
-    path=$(awk -v so="$soname" '$1 == so && $2 == "=>" {print $3}' "$work/ldd.txt")
+    # "libc.so.6 => /lib/…/libc.so.6 (…)", or the loader as "/lib64/ld-linux-x86-64.so.2 (…)"
+    path=$(awk -v so="$soname" '($1 == so && $2 == "=>") {print $3} (substr($1, length($1) - length(so)) == "/" so) {print $1}' "$work/ldd.txt")
     [ -n "$path" ] || fail "$soname: not resolved by ldd"
     package=$(owner "$path" | head -n 1 | cut -d: -f1)
     [ -n "$package" ] || fail "$soname ($path) belongs to no package"
-    grep -qE "(^|, )$package( |,|$)" <<<"$depends" || fail "$soname is from $package, which Depends: lacks"
+    in_depends "$package" || fail "$soname is from $package, which Depends: lacks"
     echo "$soname  $path  $package"
 done
 
-in_root dpkg-query -W -f='${Recommends}\n' livebridge | grep -q ca-certificates && [ -d "$root/etc/ssl/certs" ] \
+in_root dpkg-query -W -f='${Recommends}\n' livebridge | grep -q ca-certificates && [ -s "$root/etc/ssl/certs/ca-certificates.crt" ] \
     || fail "ca-certificates (recommended, for HTTPS) is not installed"
 
 step "what the package installed"
