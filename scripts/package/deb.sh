@@ -58,10 +58,14 @@ done
 #   livebridge check --config /etc/livebridge/livebridge.json5
 #   systemctl enable --now livebridge
 #   journalctl -u livebridge -f
+#
+# The service runs as a throw-away user (DynamicUser), which cannot read the root-only config:
+# systemd hands it a private copy (LoadCredential). State goes to /var/lib/livebridge
+# (StateDirectory, exported as $STATE_DIRECTORY: leave dataDir unset or set it to that path).
 HEADER
+    # The example's own header (its `make install` steps) ends at the first blank line.
     awk 'started || /^$/ { started = 1 } started' examples/systemd/livebridge.service
-} | sed -e 's|/usr/local/bin/livebridge|/usr/bin/livebridge|g' \
-        -e 's|that `make install` writes|that the package installs|' >"$stage/lib/systemd/system/livebridge.service"
+} | sed -e 's|/usr/local/bin/livebridge|/usr/bin/livebridge|g' >"$stage/lib/systemd/system/livebridge.service"
 chmod 0644 "$stage/lib/systemd/system/livebridge.service"
 grep -q '^ExecStart=/usr/bin/livebridge run ' "$stage/lib/systemd/system/livebridge.service" \
     || fail "the packaged unit has no ExecStart=/usr/bin/livebridge (examples/systemd/livebridge.service changed?)"
