@@ -1,13 +1,17 @@
 # LiveBridge — build, test, demo, install.
 #   make demo      install what is missing, build release, run the demo (no accounts needed)
 #   make test      install what is missing, build and run the whole test suite (what CI runs)
+#   make deb       the Debian package, .build/deb/livebridge_<version>_<arch>.deb
 
 PREFIX     ?= /usr/local
 SWIFT      ?= swift
 CONFIG_DIR ?= /etc/livebridge
 BIN        := .build/release/livebridge
+DEB_DIR    := .build/deb
+# The release build links the Swift runtime into the binary, so it runs without a toolchain.
+RELEASE_FLAGS ?= --static-swift-stdlib
 
-.PHONY: all deps build release test demo install uninstall lint fuzz fuzz-smoke bench clean
+.PHONY: all deps build release test demo install uninstall lint fuzz fuzz-smoke bench deb package-test clean
 
 all: build
 
@@ -19,14 +23,17 @@ build:
 	$(SWIFT) build
 
 release:
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release $(RELEASE_FLAGS)
 
 ## The whole suite, as CI runs it.
 # Tests run one at a time: several suites start real servers and helper processes, and on a
 # 2-core machine parallel suites starve each other's socket deadlines.
+# The package test needs root (chroot); as another user it is skipped, and says so.
 test: deps lint fuzz-smoke
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --no-parallel
+	@if [ "$$(id -u)" -eq 0 ]; then $(MAKE) package-test; \
+	else echo "make test: skipped the package test (needs root): sudo make package-test"; fi
 
 demo: deps release
 	$(BIN) demo
@@ -44,8 +51,9 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/livebridge
 
 ## Benchmarks on a release build, no network (docs/performance.md): `make bench BENCH_ARGS=--quick`.
+# The bench is its own program (livebridge-bench); it measures the livebridge next to it.
 bench: release
-	$(BIN) bench $(BENCH_ARGS)
+	.build/release/livebridge-bench $(BENCH_ARGS)
 
 ## Fuzzing (fuzz/README.md): every libFuzzer harness for FUZZ_SECONDS each (default 5 minutes).
 FUZZ_SECONDS ?= 300
@@ -59,6 +67,16 @@ fuzz-smoke: deps
 ## Style (.swift-format): part of `make test`, so CI fails on a finding.
 lint:
 	$(SWIFT) format lint --strict -r Sources adapters Tests examples
+
+## The Debian package from the release build (scripts/package/deb.sh; README, "Install and run").
+deb: deps release
+	scripts/package/deb.sh $(BIN) $(DEB_DIR)
+
+## That package installed with apt into a clean Debian 12 root (debootstrap, cached) and run there.
+package-test:
+	@[ "$$(id -u)" -eq 0 ] || { echo "make package-test: needs root (debootstrap, chroot, mount): sudo make package-test" >&2; exit 1; }
+	$(MAKE) deb
+	scripts/package/test.sh $$(ls $(DEB_DIR)/livebridge_*.deb)
 
 clean:
 	rm -rf .build

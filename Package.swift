@@ -5,6 +5,7 @@ let package = Package(
     name: "LiveBridge",
     products: [
         .executable(name: "livebridge", targets: ["livebridge"]),
+        .executable(name: "livebridge-bench", targets: ["livebridge-bench"]),
         .library(name: "LiveBridgeCore", targets: ["LiveBridgeCore"]),
         .library(name: "LiveBridgeApp", targets: ["LiveBridgeApp"]),
     ],
@@ -42,6 +43,15 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "livebridge", dependencies: ["LiveBridgeApp"]),
+        // The bench is a program of its own: it may use Foundation (Process, …), `livebridge` does not.
+        .target(
+            name: "LiveBridgeBench",
+            dependencies: [
+                "LiveBridgeApp", "LiveBridgeCore", "LiveBridgeNet", "LiveBridgeSinks",
+                "LiveBridgeSABnzbd", "LiveBridgeBambu", "LiveBridgeHomeAssistant",
+            ]
+        ),
+        .executableTarget(name: "livebridge-bench", dependencies: ["LiveBridgeBench"]),
         .executableTarget(
             name: "custom-adapter",
             dependencies: ["LiveBridgeCore", "LiveBridgeApp"],
@@ -86,7 +96,10 @@ let package = Package(
         ),
         .testTarget(
             name: "LiveBridgeAppTests",
-            dependencies: ["LiveBridgeApp", "LiveBridgeCore", "LiveBridgeNet", "LiveBridgeSinks", "LiveBridgeTestSupport"]
+            dependencies: [
+                "LiveBridgeApp", "LiveBridgeBench", "LiveBridgeCore", "LiveBridgeNet", "LiveBridgeSinks",
+                "LiveBridgeTestSupport",
+            ]
         ),
     ]
 )

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import LiveBridgeCore
 import LiveBridgeNet
 
@@ -17,7 +18,6 @@ public enum LiveBridgeCommand {
           send --slug SLUG …       send one update or end an activity (for scripts; see `livebridge send --help`)
           replay FILE [--sink pushward|static] [--epsilon 0.03] [--format updates|sabnzbd|bambu|homeassistant]
                                    run recorded observations through the real tracker on virtual time
-          bench [--quick]          measure pushes per job, latency, throughput and memory
           version                  print the version
           help                     print this help
         """
@@ -56,7 +56,10 @@ public enum LiveBridgeCommand {
         case "demo":
             return await DemoCommand.run(rest, environment: environment, output: output, handlesSignals: handlesSignals)
         case "bench":
-            return await BenchCommand.run(rest, environment: environment, output: output)
+            output.err(
+                "livebridge: the bench is a program of its own: livebridge-bench \(rest.joined(separator: " ")) (make bench)"
+            )
+            return ExitStatus.usage
         case "version", "--version", "-v":
             output.out("livebridge \(LiveBridgeVersion.current)")
             return ExitStatus.ok
@@ -71,10 +74,52 @@ public enum LiveBridgeCommand {
 }
 
 extension CommandOutput {
-    /// stdout and stderr, line-buffered through FileHandle.
+    /// stdout and stderr, one `write(2)` per line (unbuffered, like the log lines).
     public static var standard: CommandOutput {
         CommandOutput(
-            out: { text in FileHandle.standardOutput.write(Data((text + "\n").utf8)) },
-            err: { text in FileHandle.standardError.write(Data((text + "\n").utf8)) })
+            out: { text in StandardStreams.write(text + "\n", to: STDOUT_FILENO) },
+            err: { text in StandardStreams.write(text + "\n", to: STDERR_FILENO) })
+    }
+}
+
+/// The process's standard streams through the system calls, without Foundation's `FileHandle`.
+package enum StandardStreams {
+    /// Writes all of `text`, retrying short writes and interruptions; gives up on any other error
+    /// (a closed pipe: there is no one left to tell).
+    static func write(_ text: String, to descriptor: Int32) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { buffer in
+                Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            }
+            if written > 0 {
+                offset += written
+            } else if written < 0 && errno == EINTR {
+                continue
+            } else {
+                return
+            }
+        }
+    }
+
+    /// Everything on standard input until end of file; nil on a read error.
+    static func readStandardInput() -> [UInt8]? { readToEnd(STDIN_FILENO) }
+
+    /// Everything a descriptor gives until end of file (also `/proc` files, which report a size
+    /// of 0); nil on a read error.
+    package static func readToEnd(_ descriptor: Int32) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                bytes.append(contentsOf: chunk[..<count])
+            } else if count == 0 {
+                return bytes
+            } else if errno != EINTR {
+                return nil
+            }
+        }
     }
 }

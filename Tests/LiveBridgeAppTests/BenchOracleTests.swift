@@ -2,6 +2,7 @@ import LiveBridgeCore
 import Testing
 
 @testable import LiveBridgeApp
+@testable import LiveBridgeBench
 
 /// The oracle and the bench's measurements, checked against brute force and against
 /// `EconomySimulation` on small jobs.

@@ -4,10 +4,11 @@ import Synchronization
 import Testing
 
 @testable import LiveBridgeApp
+@testable import LiveBridgeBench
 
-/// `livebridge bench --quick` runs in-process and produces sane numbers (not fast ones: this is
+/// `livebridge-bench --quick` runs in-process and produces sane numbers (not fast ones: this is
 /// a debug build on a shared machine).
-@Suite("livebridge bench --quick", .serialized, .timeLimit(.minutes(1)))
+@Suite("livebridge-bench --quick", .serialized, .timeLimit(.minutes(1)))
 struct BenchSmokeTests {
     /// `bench/trajectories` of this checkout, whatever the working directory.
     static let trajectories = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -18,8 +19,8 @@ struct BenchSmokeTests {
         let started = ContinuousClock.now
         let out = Mutex("")
         let err = Mutex("")
-        let status = await LiveBridgeCommand.run(
-            ["bench", "--quick", "--json", "--trajectories", Self.trajectories], environment: [:],
+        let status = await BenchCommand.run(
+            ["--quick", "--json", "--trajectories", Self.trajectories], environment: [:],
             output: CommandOutput(
                 out: { text in out.withLock { $0 += text } }, err: { text in err.withLock { $0 += text + "\n" } }))
         let elapsed = ContinuousClock.now - started
@@ -112,8 +113,8 @@ struct BenchSmokeTests {
     @Test("markdown output has the goals and every section's table")
     func markdown() async {
         let out = Mutex("")
-        let status = await LiveBridgeCommand.run(
-            ["bench", "--quick", "--only", "economy,throughput", "--trajectories", Self.trajectories],
+        let status = await BenchCommand.run(
+            ["--quick", "--only", "economy,throughput", "--trajectories", Self.trajectories],
             environment: [:], output: CommandOutput(out: { text in out.withLock { $0 += text } }, err: { _ in }))
         let text = out.withLock { $0 }
         #expect(status == 0)
@@ -125,8 +126,8 @@ struct BenchSmokeTests {
     @Test("an unknown section is a usage error")
     func usage() async {
         let err = Mutex("")
-        let status = await LiveBridgeCommand.run(
-            ["bench", "--only", "economy,speed"], environment: [:],
+        let status = await BenchCommand.run(
+            ["--only", "economy,speed"], environment: [:],
             output: CommandOutput(out: { _ in }, err: { text in err.withLock { $0 += text } }))
         #expect(status == 64)
         #expect(err.withLock { $0 }.contains("--only speed"))

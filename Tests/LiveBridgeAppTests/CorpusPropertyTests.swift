@@ -2,9 +2,10 @@ import LiveBridgeCore
 import Testing
 
 @testable import LiveBridgeApp
+@testable import LiveBridgeBench
 
 /// Invariants of the push economy over a seeded subset of the generated corpus (every family, the
-/// first variants; `livebridge bench --only corpus` runs all of them). Deterministic: virtual
+/// first variants; `livebridge-bench --only corpus` runs all of them). Deterministic: virtual
 /// time, fixed seeds.
 @Suite("Corpus properties")
 struct CorpusPropertyTests {

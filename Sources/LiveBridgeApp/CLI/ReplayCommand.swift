@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 public import LiveBridgeCore
 import LiveBridgeSinks
 
@@ -33,7 +33,7 @@ public struct ReplayInputError: Error, CustomStringConvertible {
 }
 
 /// `livebridge replay FILE`: recorded observations through the real tracker on virtual time.
-enum ReplayCommand {
+package enum ReplayCommand {
     static let usage = """
         usage: livebridge replay FILE [--sink pushward|static] [--epsilon 0.03] [--format FORMAT] [--budget N]
                                       [--end-frames 1|2] [--quiet]
@@ -45,7 +45,7 @@ enum ReplayCommand {
         """
 
     /// The base of virtual time: `t` in the file counts from here (2026-06-15T10:00:00Z).
-    static let base: Double = 1_781_517_600
+    package static let base: Double = 1_781_517_600
 
     static func run(_ arguments: [String], environment: [String: String], output: CommandOutput) async -> Int32 {
         let parsed: ParsedArguments
@@ -62,11 +62,11 @@ enum ReplayCommand {
             return ExitStatus.usage
         }
         let path = parsed.positional[0]
-        let data: Data?
+        let data: [UInt8]?
         if path == "-" {
-            data = FileHandle.standardInput.readDataToEndOfFile()
+            data = StandardStreams.readStandardInput()
         } else {
-            data = FileManager.default.contents(atPath: path)
+            data = FileManager.default.contents(atPath: path).map { [UInt8]($0) }
         }
         guard let data else {
             output.err("livebridge replay: cannot read \(path)")
@@ -142,26 +142,32 @@ enum ReplayCommand {
 
     static func fixed(_ value: Double) -> String {
         let scaled = (value * 10000).rounded() / 10000
-        return String(format: "%.4f", scaled)
+        return scaled.decimalText(digits: 4)
     }
 }
 
 /// The replay formats the executable knows.
-enum ReplayFormats {
+package enum ReplayFormats {
     static var all: [ReplayFormat] { [updates] + StandardComponents.replayFormats.map(\.format) }
+
+    /// Nothing but spaces and tabs (Unicode's space separators and U+0009): a line to skip.
+    static func isBlank(_ line: String) -> Bool {
+        line.unicodeScalars.allSatisfy { $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }
+    }
 
     /// Picks a format from the first record's keys.
     static func detect(_ lines: [String]) -> ReplayFormat {
-        let first = lines.first { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? ""
+        let first = lines.first { !isBlank($0) } ?? ""
         guard let json = try? JSONParser.parse(first) else { return updates }
         for format in StandardComponents.replayFormats where format.detects(json) { return format.format }
         return updates
     }
 
     /// `{"t": 12.5, "slug": …, "phase": …, "progress": …, "remaining": …, "state": …}` per line.
-    static let updates = ReplayFormat(name: "updates", summary: "timestamped ActivityUpdate records") { lines, base in
+    package static let updates = ReplayFormat(name: "updates", summary: "timestamped ActivityUpdate records") {
+        lines, base in
         var result: [ActivityUpdate] = []
-        for (offset, line) in lines.enumerated() where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+        for (offset, line) in lines.enumerated() where !isBlank(line) {
             let json: JSONValue
             do throws(JSONParseError) {
                 json = try JSONParser.parse(line)
@@ -184,7 +190,7 @@ enum ReplayFormats {
 }
 
 /// A replay format and how to recognise its records.
-struct DetectableFormat: Sendable {
-    var format: ReplayFormat
+package struct DetectableFormat: Sendable {
+    package var format: ReplayFormat
     var detects: @Sendable (JSONValue) -> Bool
 }

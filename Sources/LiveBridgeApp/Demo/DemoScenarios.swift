@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import LiveBridgeCore
 
 /// The demo's simulated sources, written as what each source would send: SABnzbd API answers,
@@ -12,7 +12,7 @@ enum DemoScenarios {
 
     private static func clock(_ seconds: Double) -> String {
         let total = max(0, Int(seconds.rounded()))
-        return String(format: "%d:%02d:%02d", total / 3600, total / 60 % 60, total % 60)
+        return "\(total / 3600):\((total / 60 % 60).twoDigits):\((total % 60).twoDigits)"
     }
 
     /// A 24 GB download at about 48 MB/s that drops to 22 MB/s halfway, then verification,
@@ -27,15 +27,15 @@ enum DemoScenarios {
             let seconds = speedKB > 0 ? mbLeft * 1024 / speedKB : 0
             let slot: JSONValue = [
                 "index": 0, "nzo_id": .string(id), "filename": .string(name), "status": .string(slotStatus),
-                "mb": .string(String(format: "%.2f", totalMB)), "mbleft": .string(String(format: "%.2f", mbLeft)),
+                "mb": .string(totalMB.decimalText(digits: 2)), "mbleft": .string(mbLeft.decimalText(digits: 2)),
                 "percentage": .string(String(Int((1 - mbLeft / totalMB) * 100))), "timeleft": .string(clock(seconds)),
                 "cat": "*", "priority": "Normal", "mbmissing": "0.00",
             ]
             return [
-                "status": .string(status), "paused": false, "kbpersec": .string(String(format: "%.2f", speedKB)),
-                "speed": .string(String(format: "%.1f M", speedKB / 1024)),
-                "mb": .string(String(format: "%.2f", totalMB)),
-                "mbleft": .string(String(format: "%.2f", mbLeft)), "timeleft": .string(clock(seconds)),
+                "status": .string(status), "paused": false, "kbpersec": .string(speedKB.decimalText(digits: 2)),
+                "speed": .string((speedKB / 1024).decimalText(digits: 1) + " M"),
+                "mb": .string(totalMB.decimalText(digits: 2)),
+                "mbleft": .string(mbLeft.decimalText(digits: 2)), "timeleft": .string(clock(seconds)),
                 "noofslots": 1, "noofslots_total": 1, "slots": [slot],
             ]
         }

@@ -12,7 +12,7 @@ extension StandardComponents {
     }
 
     /// `livebridge replay --format bambu`: `{"t": …, "payload": {"print": {…}}}` report recordings.
-    static var bambuReplay: DetectableFormat {
+    package static var bambuReplay: DetectableFormat {
         DetectableFormat(
             format: ReplayFormat(
                 name: "bambu",

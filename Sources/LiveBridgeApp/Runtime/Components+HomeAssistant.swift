@@ -14,7 +14,7 @@ extension StandardComponents {
     }
 
     /// `livebridge replay --format homeassistant`: recorded WebSocket messages (JSONL).
-    static var homeAssistantReplay: DetectableFormat {
+    package static var homeAssistantReplay: DetectableFormat {
         DetectableFormat(
             format: ReplayFormat(
                 name: "homeassistant", summary: "Home Assistant WebSocket messages with arrival times (JSONL)"

@@ -18,7 +18,7 @@ extension StandardComponents {
     }
 
     /// `livebridge replay --format sabnzbd`: JSONL of `{"t", "queue", "history"}` SABnzbd answers.
-    static var sabnzbdReplay: DetectableFormat {
+    package static var sabnzbdReplay: DetectableFormat {
         DetectableFormat(
             format: ReplayFormat(
                 name: "sabnzbd",

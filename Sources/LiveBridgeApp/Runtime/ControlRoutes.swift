@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 public import LiveBridgeCore
 public import LiveBridgeNet
 import Synchronization

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import Glibc
 public import LiveBridgeCore
 public import LiveBridgeNet
 import LiveBridgeSinks
@@ -85,15 +85,11 @@ public final class LiveBridgeRuntime: Sendable {
 
     /// Creates the data directory if needed and proves it can be written; the problem, if any.
     static func checkDataDirectory(_ path: String, store: any StateStore) -> String? {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { return "\(path) is not a directory" }
-        } else {
-            do {
-                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            } catch {
-                return "cannot create \(path): \(error.localizedDescription)"
-            }
+        var status = stat()
+        if stat(path, &status) == 0 {
+            guard status.st_mode & S_IFMT == S_IFDIR else { return "\(path) is not a directory" }
+        } else if let problem = FileStateStore.makeDirectories(path, permissions: 0o777) {
+            return "cannot create \(path): \(problem)"
         }
         let probe = ".write-check"
         do {

@@ -3,7 +3,7 @@ import LiveBridgeNet
 import LiveBridgeSinks
 
 /// The registry lines: one per source and sink type.
-enum StandardComponents {
+package enum StandardComponents {
     static var sinks: [SinkKind] {
         [
             SinkKind(type: "pushward", summary: "PushWard Live Activities (generic template)") { entry, services in

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// A configured source or sink, before its type-specific keys are read by its factory.

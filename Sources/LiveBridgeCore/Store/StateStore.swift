@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import Synchronization
 
@@ -152,12 +152,13 @@ public struct FileStateStore: StateStore {
         }
     }
 
-    /// `mkdir -p`: nil when `path` is a directory afterwards, else why not.
-    static func makeDirectories(_ path: String) -> String? {
+    /// `mkdir -p`: nil when `path` is a directory afterwards, else why not. New directories get
+    /// `permissions` less the umask (the store's own: owner only).
+    public static func makeDirectories(_ path: String, permissions: UInt32 = 0o700) -> String? {
         var prefix = path.hasPrefix("/") ? "/" : ""
         for component in path.split(separator: "/") {
             prefix += component
-            if mkdir(prefix, 0o700) != 0 && errno != EEXIST { return String(cString: strerror(errno)) }
+            if mkdir(prefix, mode_t(permissions)) != 0 && errno != EEXIST { return String(cString: strerror(errno)) }
             prefix += "/"
         }
         var status = stat()

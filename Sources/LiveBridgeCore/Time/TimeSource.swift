@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Wall-clock time and sleeping, injected everywhere so tests of hour-long jobs run in

@@ -1,5 +1,5 @@
 import CMosquitto
-import Foundation
+import FoundationEssentials
 public import LiveBridgeCore
 import Synchronization
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Everything an `MQTTSession` needs to reach one broker.
 ///

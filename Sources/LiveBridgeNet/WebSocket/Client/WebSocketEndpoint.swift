@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A parsed `ws://` / `wss://` URL and the forms the client needs of it.
 struct WebSocketEndpoint: Sendable, Hashable, CustomStringConvertible {

@@ -1,5 +1,5 @@
 import COpenSSL
-import Foundation
+import FoundationEssentials
 import LiveBridgeCore
 
 /// The opening handshake of RFC 6455 §4: the client's upgrade request, the server's

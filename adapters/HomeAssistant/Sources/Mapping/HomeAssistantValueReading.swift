@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 public import LiveBridgeCore
 
 /// A state or attribute value that cannot be used as progress or remaining time.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 public import LiveBridgeCore
 
 /// A replay line that could not be read.

@@ -1,3 +1,4 @@
+import LiveBridgeApp
 import LiveBridgeCore
 
 /// The fewest pushes any sender using `live_progress` needs to keep the bar within ε of the truth

@@ -1,4 +1,5 @@
 import Foundation
+import LiveBridgeApp
 import LiveBridgeCore
 import LiveBridgeNet
 import Synchronization
@@ -33,6 +34,8 @@ struct ResourceBench: Sendable {
         /// `RssAnon` and `RssFile` at the end: what the process allocated vs mapped code.
         var anonymousKiB: Int
         var fileKiB: Int
+        /// Where `fileKiB` goes at the end: resident KiB per mapped file, largest first.
+        var files: [(path: String, kibibytes: Int)] = []
         var busyEvents: Int
         var busyPushes: Int
         var violations: [String]
@@ -129,8 +132,8 @@ struct ResourceBench: Sendable {
         guard let last = sampler.sample() else { throw BenchError("resources: the process exited during the run") }
         return Result(
             binary: binary, sources: sources.count, sinks: 2, idle: idle, busy: busy, peakRSSKiB: last.peakKiB,
-            anonymousKiB: last.anonymousKiB, fileKiB: last.fileKiB, busyEvents: sent.withLock { $0 },
-            busyPushes: receiver.counts.patches, violations: receiver.violations)
+            anonymousKiB: last.anonymousKiB, fileKiB: last.fileKiB, files: sampler.residentFiles(),
+            busyEvents: sent.withLock { $0 }, busyPushes: receiver.counts.patches, violations: receiver.violations)
     }
 
     /// Samples once a second for `seconds`; CPU % over the whole phase, the largest RSS seen.

@@ -1,3 +1,4 @@
+import LiveBridgeApp
 import LiveBridgeBambu
 import LiveBridgeCore
 import LiveBridgeHomeAssistant

@@ -1,3 +1,4 @@
+import LiveBridgeApp
 import LiveBridgeCore
 
 /// The generated corpus: families of job trajectories, each with seeded variants, shaped like what
@@ -5,7 +6,7 @@ import LiveBridgeCore
 ///
 /// The economy is judged on jobs nobody has seen, so no family is tuned on: each draws its
 /// parameters (size, speed, cadence, where and how long a stall or a pause is, the bias of an
-/// estimate) from its seed. `livebridge bench` runs every variant; the test suite runs a seeded
+/// estimate) from its seed. `livebridge-bench` runs every variant; the test suite runs a seeded
 /// subset and checks the invariants on each.
 enum Corpus {
     /// One family: a name, what it models, and its generator.

@@ -1,11 +1,14 @@
 import Foundation
+public import LiveBridgeApp
 import LiveBridgeCore
+import LiveBridgeNet
 
-/// `livebridge bench`: pushes per job against an oracle, a month against the free tier, latency,
-/// throughput, memory and CPU — measured, as a markdown table or JSON.
-enum BenchCommand {
+/// `livebridge-bench`: pushes per job against an oracle, a month against the free tier, latency,
+/// throughput, memory and CPU — measured, as a markdown table or JSON. A program of its own, so
+/// what only the bench needs (Foundation's `Process`, the fakes) stays out of `livebridge`.
+public enum BenchCommand {
     static let usage = """
-        usage: livebridge bench [--quick] [--json] [--only SECTIONS] [--trajectories DIR] [--events N]
+        usage: livebridge-bench [--quick] [--json] [--only SECTIONS] [--trajectories DIR] [--events N]
                                 [--binary PATH] [--idle SECONDS] [--busy SECONDS] [--jobs N] [--explain JOB]
                                 [--set K=V,…]
 
@@ -29,7 +32,7 @@ enum BenchCommand {
           --only LIST        comma-separated sections (default: all)
           --trajectories DIR the committed trajectories (default: bench/trajectories here or above)
           --events N         latency events (default 10000; quick 200)
-          --binary PATH      the livebridge binary to measure (default: this one)
+          --binary PATH      the livebridge binary to measure (default: the one next to this program)
           --idle SECONDS     idle measurement (default 60; quick 1)
           --busy SECONDS     busy measurement (default 60; quick 1)
           --jobs N           soak jobs (default 10000; quick 30)
@@ -42,7 +45,17 @@ enum BenchCommand {
 
     static let sections = ["economy", "corpus", "month", "latency", "throughput", "resources", "soak"]
 
-    static func run(_ arguments: [String], environment: [String: String], output: CommandOutput) async -> Int32 {
+    /// Runs the bench with the process arguments and exits with its status.
+    public static func main() async {
+        let status = await run(
+            Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment,
+            output: .standard)
+        exit(status)
+    }
+
+    /// Runs the bench; returns its exit status (tests call this directly).
+    public static func run(_ arguments: [String], environment: [String: String], output: CommandOutput) async -> Int32 {
+        NetworkLibraries.initialize()
         var options = BenchOptions()
         do throws(UsageError) {
             let parsed = try ParsedArguments(
@@ -72,10 +85,10 @@ enum BenchCommand {
             if let busy = try parsed.number("busy", range: 1...3600) { options.busySeconds = busy }
             if let jobs = try parsed.number("jobs", range: 10...1_000_000) { options.soakJobs = Int(jobs) }
         } catch {
-            output.err("livebridge bench: \(error.message)\n\n\(usage)")
+            output.err("livebridge-bench: \(error.message)\n\n\(usage)")
             return ExitStatus.usage
         }
-        options.commandLine = (["livebridge", "bench"] + arguments).joined(separator: " ")
+        options.commandLine = (["livebridge-bench"] + arguments).joined(separator: " ")
         if let name = options.explain, let corpusJob = Corpus.job(named: name) {
             output.out(BenchExplanation.render(corpusJob, settings: options.settings))
             return ExitStatus.ok
@@ -84,7 +97,7 @@ enum BenchCommand {
             let catalog = options.quick ? BenchTrajectories.quick : BenchTrajectories.standard
             guard let trajectory = catalog.first(where: { $0.name == name }) else {
                 output.err(
-                    "livebridge bench: --explain \(name): known jobs: \(catalog.map(\.name).joined(separator: ", "))")
+                    "livebridge-bench: --explain \(name): known jobs: \(catalog.map(\.name).joined(separator: ", "))")
                 return ExitStatus.usage
             }
             do throws(BenchError) {
@@ -92,7 +105,7 @@ enum BenchCommand {
                 output.out(BenchExplanation.render(loaded, settings: options.settings))
                 return ExitStatus.ok
             } catch {
-                output.err("livebridge bench: \(error.message)")
+                output.err("livebridge-bench: \(error.message)")
                 return ExitStatus.unavailable
             }
         }
@@ -146,7 +159,7 @@ extension BenchCommand {
     }
 }
 
-/// What `livebridge bench` was asked to do.
+/// What `livebridge-bench` was asked to do.
 struct BenchOptions: Sendable {
     var quick = false
     var json = false
@@ -157,7 +170,7 @@ struct BenchOptions: Sendable {
     var idleSeconds: Double?
     var busySeconds: Double?
     var soakJobs: Int?
-    var commandLine = "livebridge bench"
+    var commandLine = "livebridge-bench"
     /// `--explain JOB`: print one job's push log instead of measuring.
     var explain: String?
     /// Economy settings for the economy and month sections (`--set`); defaults otherwise.

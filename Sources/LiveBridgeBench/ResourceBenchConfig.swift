@@ -1,3 +1,4 @@
+import LiveBridgeApp
 import LiveBridgeCore
 
 /// A source for the resource measurement: starts the local fake its adapter talks to and gives

@@ -1,3 +1,4 @@
+import LiveBridgeApp
 import LiveBridgeCore
 
 /// What must hold on every job, whatever its shape; counted per push schedule.

@@ -1,4 +1,5 @@
 import Foundation
+import LiveBridgeApp
 import LiveBridgeCore
 
 /// The kind of home-lab job a trajectory is; the month simulation draws jobs by kind.

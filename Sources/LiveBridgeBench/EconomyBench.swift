@@ -1,3 +1,4 @@
+import LiveBridgeApp
 import LiveBridgeCore
 
 /// Section 1: each trajectory through the real tracker (`EconomySimulation`, virtual clock), the

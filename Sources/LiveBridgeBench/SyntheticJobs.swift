@@ -1,3 +1,4 @@
+import LiveBridgeApp
 import LiveBridgeCore
 
 /// Deterministic synthetic jobs, shaped like what the adapters see from real sources.

@@ -1,3 +1,4 @@
+import LiveBridgeApp
 import LiveBridgeCore
 
 /// `EconomySimulation` with a monthly budget: real trackers on virtual time, each decision taken

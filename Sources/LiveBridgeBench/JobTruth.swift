@@ -1,3 +1,4 @@
+import LiveBridgeApp
 import LiveBridgeCore
 
 /// One job's truth as the error measurement sees it: the reported progress, linear between

@@ -1,7 +1,8 @@
 import Foundation
+import LiveBridgeApp
 import LiveBridgeCore
 
-/// Everything `livebridge bench` measured, rendered as markdown or JSON.
+/// Everything `livebridge-bench` measured, rendered as markdown or JSON.
 struct BenchReport: Sendable {
     var machine: BenchMachine
     var commandLine: String
@@ -315,6 +316,29 @@ struct BenchReport: Sendable {
                 + "libraries' pages). Receiver violations: \(resources.violations.count). "
                 + "Stop: \(Self.describe(resources.stop)).",
             "",
+        ] + residentFileLines(resources)
+    }
+
+    /// Where the resident pages are (`/proc/<pid>/smaps`): the executable, the heap and other
+    /// anonymous memory, each shared library.
+    private func residentFileLines(_ resources: ResourceBench.Result) -> [String] {
+        guard !resources.files.isEmpty else { return [] }
+        func name(_ path: String) -> String { String(path.split(separator: "/").last ?? Substring(path)) }
+        func mebibytes(_ kibibytes: Int) -> String { Self.fixed(Double(kibibytes) / 1024, 1) }
+        let binaryName = name(resources.binary)
+        let isExecutable = { (path: String) in path.hasPrefix("/") && name(path) == binaryName }
+        let executable = resources.files.filter { isExecutable($0.path) }.reduce(0) { $0 + $1.kibibytes }
+        let libraries = resources.files.filter { $0.path.hasPrefix("/") && !isExecutable($0.path) }
+        let anonymous = resources.files.filter { !$0.path.hasPrefix("/") }.reduce(0) { $0 + $1.kibibytes }
+        let listed = libraries.filter { $0.kibibytes >= 100 }.map { "\(name($0.path)) \(mebibytes($0.kibibytes))" }
+        return [
+            "By mapping at the end (`/proc/<pid>/smaps`; a file's mapping counts the pages written in it): "
+                + "LiveBridge's own \(mebibytes(executable + anonymous)) MiB — the executable `\(binaryName)` "
+                + "\(mebibytes(executable)) MiB (with the Swift runtime it links statically) and the heap, stacks "
+                + "and other anonymous memory \(mebibytes(anonymous)) MiB —, shared libraries "
+                + "\(mebibytes(libraries.reduce(0) { $0 + $1.kibibytes })) MiB (MiB each: "
+                + "\(listed.joined(separator: ", "))).",
+            "",
         ]
     }
 
@@ -455,6 +479,8 @@ struct BenchReport: Sendable {
                 "busyEvents": .int(Int64(resources.busyEvents)), "busyPushes": .int(Int64(resources.busyPushes)),
                 "violations": .array(resources.violations.map(JSONValue.string)),
                 "anonymousKiB": .int(Int64(resources.anonymousKiB)), "fileKiB": .int(Int64(resources.fileKiB)),
+                "files": .array(
+                    resources.files.map { ["path": .string($0.path), "KiB": .int(Int64($0.kibibytes))] }),
                 "stop": .string(Self.describe(resources.stop).replacingOccurrences(of: "**", with: "")),
             ]
         }

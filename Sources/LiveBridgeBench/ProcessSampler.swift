@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LiveBridgeApp
 
 /// Reads a process's CPU time and memory from `/proc/<pid>/stat` and `/proc/<pid>/status`.
 struct ProcessSampler: Sendable {
@@ -49,9 +50,32 @@ struct ProcessSampler: Sendable {
         return (last.cpuSeconds - first.cpuSeconds) / wall * 100
     }
 
+    /// Resident KiB per mapping name (`/proc/<pid>/smaps`), largest first: each mapped file (the
+    /// executable, each shared library, with the pages the process wrote in them), `[heap]`,
+    /// `[stack]`, and `[anonymous]` for mappings without a name. Empty when the process is gone.
+    func residentFiles() -> [(path: String, kibibytes: Int)] {
+        guard let smaps = Self.read("/proc/\(pid)/smaps") else { return [] }
+        var totals: [String: Int] = [:]
+        var current: String?
+        for line in smaps.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            // A mapping's header: address range, permissions, offset, device, inode, path.
+            if let first = fields.first, first.contains("-"), !first.hasSuffix(":") {
+                current = fields.count >= 6 ? String(fields[5]) : "[anonymous]"
+            } else if let path = current, fields.first == "Rss:", fields.count >= 2, let kib = Int(fields[1]) {
+                totals[path, default: 0] += kib
+            }
+        }
+        return totals.map { (path: $0.key, kibibytes: $0.value) }.sorted { $0.kibibytes > $1.kibibytes }
+    }
+
+    /// A whole `/proc` file, read to its end (they report a size of 0, and `smaps` is longer than
+    /// one read).
     static func read(_ path: String) -> String? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        return String(decoding: data, as: UTF8.self)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        return StandardStreams.readToEnd(descriptor).map { String(decoding: $0, as: UTF8.self) }
     }
 
     static func kibibytes(_ field: String, in status: String) -> Int? {

@@ -1,3 +1,4 @@
+import LiveBridgeApp
 import LiveBridgeCore
 
 /// How today's bridges push, for comparison: on any change at most every `minimumInterval`

@@ -1,3 +1,4 @@
+import LiveBridgeApp
 import LiveBridgeCore
 
 /// Section 2: a typical month of jobs drawn from the trajectories, counted against the free

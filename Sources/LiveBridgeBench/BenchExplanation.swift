@@ -1,6 +1,7 @@
+import LiveBridgeApp
 import LiveBridgeCore
 
-/// `livebridge bench --explain JOB`: one job's push log — every LiveBridge push with its reason
+/// `livebridge-bench --explain JOB`: one job's push log — every LiveBridge push with its reason
 /// and anchor, and the oracle's schedule — to see where pushes beyond the oracle's go.
 enum BenchExplanation {
     static func render(_ trajectory: LoadedTrajectory, settings: EconomySettings) -> String {

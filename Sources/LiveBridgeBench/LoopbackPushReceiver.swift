@@ -1,3 +1,4 @@
+import LiveBridgeApp
 import LiveBridgeCore
 import LiveBridgeNet
 import Synchronization

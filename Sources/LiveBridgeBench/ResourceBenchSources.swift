@@ -1,4 +1,5 @@
 import Foundation
+import LiveBridgeApp
 import LiveBridgeCore
 import LiveBridgeNet
 import Synchronization

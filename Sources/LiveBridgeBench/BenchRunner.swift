@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LiveBridgeApp
 import LiveBridgeCore
 
 /// Runs the sections `BenchOptions` asks for and collects a `BenchReport`.

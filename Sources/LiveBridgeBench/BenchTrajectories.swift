@@ -1,4 +1,5 @@
 import Foundation
+import LiveBridgeApp
 
 /// The jobs the benchmark replays, one entry each.
 ///

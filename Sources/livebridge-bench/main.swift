@@ -1,0 +1,3 @@
+import LiveBridgeBench
+
+await BenchCommand.main()
