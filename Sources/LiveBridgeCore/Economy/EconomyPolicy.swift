@@ -244,8 +244,7 @@ public struct EconomyPolicy: Sendable {
     /// True when the finishes the source stated over `steadyFinishSpan` lie within its own
     /// resolution: a countdown running down, not an estimate catching up with the job.
     func steadyFinish(_ truth: TruthSample, memory: Memory) -> Bool {
-        truth.finish != nil
-            && memory.finishes.steady(span: steadyFinishSpan(truth), tolerance: truth.finishResolution)
+        memory.finishes.steady(span: steadyFinishSpan(truth), tolerance: truth.finishResolution)
     }
 
     /// How much the measured pace is believed against the source's estimate: by their track
@@ -587,9 +586,9 @@ public struct EconomyPolicy: Sendable {
     /// A push changed the card's text or phase.
     public func cardChanged(memory: inout Memory, at t: Double) { memory.cardChangedAt = t }
 
-    /// A push went out: the ETA deviation clock starts again.
-    /// The `end_date` moving from `old` to `new` is a move of the countdown (its direction is what
-    /// the reversal rules look at), whichever rule's push carried it.
+    /// A push went out: the ETA deviation clock starts again, and the `end_date` moving from `old`
+    /// to `new` is a move of the countdown (its direction is what the reversal rules look at),
+    /// whichever rule's push carried it.
     public func pushed(memory: inout Memory, from old: DisplayAnchor?, to new: DisplayAnchor, at t: Double) {
         memory.etaDeviationSince = nil
         guard let old, old.live, new.live, let before = old.endDate, let after = new.endDate,
