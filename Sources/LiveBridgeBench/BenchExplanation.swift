@@ -53,6 +53,14 @@ enum BenchExplanation {
                 + "error \(BenchReport.fixed(worst.error, 4)).",
             "",
         ]
+        let pushes = simulation.pushes.filter { $0.frame.slug == trajectory.name }
+        let invariants = EconomyInvariants.check(
+            pushes: pushes, updates: trajectory.updates, truth: truth, settings: settings)
+        lines.append("Invariant violations: \(invariants.events.isEmpty ? "none" : "\(invariants.events.count)").")
+        for event in invariants.events {
+            lines.append("- t = \(BenchReport.fixed(event.time - truth.start, 1)) s: \(event.what)")
+        }
+        lines.append("")
         return lines.joined(separator: "\n")
     }
 }

@@ -5,26 +5,54 @@ import LiveBridgeCore
 struct EconomyInvariants: Sendable, Hashable {
     /// Re-anchors that moved `end_date` one way and then back within `reversalWindow`.
     var oscillations = 0
-    /// An `end_date` beyond 24 h (not a fixed finish), or more than 3 × the true remaining time
-    /// plus 10 minutes ahead.
+    /// An estimated `end_date` (not a source's fixed finish) beyond 24 h, or more than 3 × what
+    /// the job's recent pace supports plus 10 minutes ahead.
     var absurdCountdowns = 0
     /// A push whose card text (state or subtitle) is not what the latest observation says.
     var staleNumbers = 0
     /// Two pushes of one activity within the coalescing window.
     var coalescing = 0
+    /// Where each violation happened (push time, what), for `--explain`.
+    var events: [Event] = []
+
+    struct Event: Sendable, Hashable {
+        var time: Double
+        var what: String
+    }
 
     var total: Int { oscillations + absurdCountdowns + staleNumbers + coalescing }
 
     static func + (a: Self, b: Self) -> Self {
         Self(
             oscillations: a.oscillations + b.oscillations, absurdCountdowns: a.absurdCountdowns + b.absurdCountdowns,
-            staleNumbers: a.staleNumbers + b.staleNumbers, coalescing: a.coalescing + b.coalescing)
+            staleNumbers: a.staleNumbers + b.staleNumbers, coalescing: a.coalescing + b.coalescing,
+            events: a.events + b.events)
     }
 
     /// "Within a few minutes": a reversal later than this is a real change of mind.
     static let reversalWindow = 300.0
     /// `end_date` moves smaller than this are rounding, not a direction.
     static let reversalMinimum = 30.0
+
+    /// How far back "the job's recent pace" looks.
+    static let recentPaceWindow = 300.0
+    /// A pace over less than this is not a pace yet.
+    static let recentPaceMinimum = 30.0
+
+    /// The remaining time the observations up to `time` support: what is left at the pace of
+    /// the last `recentPaceWindow` (since the last card change); nil while that pace spans under `recentPaceMinimum` or
+    /// the job did not move (a stall supports no countdown, judged by the 24 h rule alone).
+    static func supportedRemaining(_ truth: JobTruth, at time: Double) -> Double? {
+        // A card change (a job joining a session, a phase) starts a new stretch: the pace before
+        // it is in other units.
+        let since = max(time - recentPaceWindow, truth.changes.last { $0 <= time } ?? -.infinity)
+        let recent = truth.samples.filter { $0.time <= time && $0.time >= since }
+        guard let first = recent.first, let last = recent.last, last.time - first.time >= recentPaceMinimum,
+            last.progress > first.progress
+        else { return nil }
+        let pace = (last.progress - first.progress) / (last.time - first.time)
+        return (1 - last.progress) / pace
+    }
 
     /// Checks one job's pushes against its observations.
     static func check(
@@ -38,7 +66,10 @@ struct EconomyInvariants: Sendable, Hashable {
         var previousTime: Double?
         for push in pushes {
             let frame = push.frame
-            if let previousTime, push.time - previousTime < settings.coalesceWindow - 1e-9 { result.coalescing += 1 }
+            if let previousTime, push.time - previousTime < settings.coalesceWindow - 1e-9 {
+                result.coalescing += 1
+                result.events.append(Event(time: push.time, what: "coalescing"))
+            }
             previousTime = push.time
             while updateIndex + 1 < sorted.count, (sorted[updateIndex + 1].observedAt ?? 0) <= push.time {
                 updateIndex += 1
@@ -58,6 +89,8 @@ struct EconomyInvariants: Sendable, Hashable {
                         want.contains(where: \.isNumber) || (shown ?? "").contains(where: \.isNumber)
                     {
                         result.staleNumbers += 1
+                        result.events.append(
+                            Event(time: push.time, what: "stale \(field): \(shown ?? "—") for \(want)"))
                     }
                 }
             }
@@ -70,15 +103,21 @@ struct EconomyInvariants: Sendable, Hashable {
                 continue
             }
             let ahead = endDate - push.time
-            let trueRemaining = max(0, truth.end - push.time)
-            if (!frame.fixedFinish && ahead > 86_400) || ahead > 3 * trueRemaining + 600 {
+            let supported = supportedRemaining(truth, at: push.time)
+            // A fixed finish is the source's own word (an appliance's remaining time): only a
+            // countdown LiveBridge estimates must be one the recent pace supports.
+            if !frame.fixedFinish, ahead > 86_400 || supported.map({ ahead > 3 * $0 + 600 }) == true {
                 result.absurdCountdowns += 1
+                let pace = supported.map { "\(Int($0)) s at the recent pace" } ?? "no recent pace"
+                result.events.append(Event(time: push.time, what: "absurd countdown: \(Int(ahead)) s ahead, \(pace)"))
             }
             if let last = lastEndDate, abs(endDate - last) >= reversalMinimum {
                 let later = endDate > last
                 if let direction = lastDirection, direction.later != later, push.time - direction.time < reversalWindow
                 {
                     result.oscillations += 1
+                    result.events.append(
+                        Event(time: push.time, what: "oscillation: end_date back \(Int(endDate - last)) s"))
                 }
                 lastDirection = (push.time, later)
             }

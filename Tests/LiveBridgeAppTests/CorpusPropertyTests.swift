@@ -61,6 +61,20 @@ struct CorpusPropertyTests {
         }
     }
 
+    @Test("no stale number on the card and no countdown the recent pace cannot support, on every family")
+    func noStaleNumberNoAbsurdCountdown() {
+        let settings = EconomySettings()
+        for job in Self.jobs() {
+            let pushes = EconomySimulation(model: .interpolating, settings: settings).run(job.updates).pushes
+            let invariants = EconomyInvariants.check(
+                pushes: pushes.filter { $0.frame.slug == "job" }, updates: job.updates, truth: JobTruth(job.updates),
+                settings: settings)
+            let events = invariants.events.map { "\($0.time - ReplayCommand.base) s: \($0.what)" }
+            #expect(invariants.staleNumbers == 0, "\(job.family) \(job.seed): \(events)")
+            #expect(invariants.absurdCountdowns == 0, "\(job.family) \(job.seed): \(events)")
+        }
+    }
+
     @Test("a stalled job shows no countdown: during every stall longer than a minute the last push has none")
     func stallsShowNoCountdown() {
         let settings = EconomySettings()

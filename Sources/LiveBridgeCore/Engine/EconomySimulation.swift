@@ -73,10 +73,12 @@ public struct EconomySimulation: Sendable {
             if !frames.isEmpty, let anchor = tracker.anchor { anchors[slug, default: []].append(anchor) }
         }
 
-        func runDeadlines(until limit: Double) {
+        // Deadlines before `limit` (and at it, when `inclusive`): an observation and a deadline
+        // at one instant meet with the observation first, so what goes out carries it.
+        func runDeadlines(until limit: Double, inclusive: Bool = true) {
             while true {
                 let due = trackers.compactMap { slug, tracker in tracker.nextDeadline.map { (slug, $0) } }
-                    .filter { $0.1 <= limit }
+                    .filter { inclusive ? $0.1 <= limit : $0.1 < limit }
                     .min { ($0.1, $0.0) < ($1.1, $1.0) }
                 guard let (slug, deadline) = due, var tracker = trackers[slug] else { return }
                 let frames = tracker.tick(at: deadline, budget: pressure(at: deadline))
@@ -88,7 +90,7 @@ public struct EconomySimulation: Sendable {
 
         for update in sorted {
             let time = update.observedAt ?? 0
-            runDeadlines(until: time)
+            runDeadlines(until: time, inclusive: false)
             var tracker =
                 trackers[update.slug]
                 ?? ActivityTracker(slug: update.slug, name: update.name, model: model, settings: settings)
