@@ -213,13 +213,14 @@ public struct EconomyPolicy: Sendable {
         case (let source?, let paced?):
             let sourceLeft = max(0, source - now)
             let pacedLeft = max(0, paced - now)
-            if sourceLeft > settings.absurdFinishFactor * pacedLeft
+            if steadyFinish(truth, memory: memory) {
+                // The source's countdown holds still: it knows the end, however fast the current
+                // stretch runs (a washer's spin); the pace only leans the bar.
+                result = source
+            } else if sourceLeft > settings.absurdFinishFactor * pacedLeft
                 + max(truth.finishResolution, settings.paceMinimumSpan)
             {
                 result = paced
-            } else if steadyFinish(truth, memory: memory) {
-                // The source's countdown holds still: it knows the end; the pace only leans the bar.
-                result = source
             } else {
                 result = source + paceWeight(memory, resolution: truth.resolution) * (paced - source)
             }

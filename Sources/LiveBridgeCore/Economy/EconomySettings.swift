@@ -115,7 +115,8 @@ public struct EconomySettings: Sendable, Hashable {
     /// See `stallMinimum`: three missed steps of a stepwise source are no longer chance.
     public var stallGapFactor: Double = 3
     /// A source's finish further out than this many times what the measured pace supports is
-    /// not believed (a rate measured right after a stall); the pace's finish is used instead.
+    /// not believed (a rate measured right after a stall) unless it held still for
+    /// `steadyFinishSteps`; the pace's finish is used instead.
     public var absurdFinishFactor: Double = 2
     /// No `end_date` further out than this (seconds) unless the source states a fixed finish:
     /// nothing a home-lab job does is usefully counted down from days away.
@@ -148,9 +149,11 @@ public struct EconomySettings: Sendable, Hashable {
     /// A source's finish that held still (within its own resolution) for this many of its
     /// resolution steps (at least `paceWindowMinimum` seconds) is believed as it stands, not
     /// blended with the pace: an appliance's own countdown knows the end while its progress runs
-    /// at another pace from stretch to stretch. A slicer's estimate running 10 % long drifts by
-    /// a minute in ten and is not steady.
-    public var steadyFinishSteps: Double = 10
+    /// at another pace from stretch to stretch. Five steps: a source sampled off its own clock
+    /// (a printer's minutes with every report) shows any drift on top of its rounding at once; one
+    /// sampled exactly at its steps (a sensor's `last_changed`) hides up to a step, so an estimate
+    /// running more than 20 % long or short is still not steady.
+    public var steadyFinishSteps: Double = 5
 
     public init() {}
 
