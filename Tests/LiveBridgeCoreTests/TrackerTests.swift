@@ -1,5 +1,6 @@
-import LiveBridgeCore
 import Testing
+
+@testable import LiveBridgeCore
 
 /// Builds observation sequences the way a polling adapter would produce them.
 struct Trajectory {
@@ -80,6 +81,35 @@ struct TrackerTests {
         #expect(result.maxError <= settings.maxDisplayError)
         #expect(result.pushes.first?.frame.kind == .seed)
         #expect(result.pushes.suffix(2).map(\.frame.kind) == [.final, .end])
+    }
+
+    @Test("a countdown moved when a late frame is refreshed (after an outage) counts as a move for the reversal rules")
+    func refreshedFrameMovesCountdown() throws {
+        var tracker = ActivityTracker(slug: "job", name: "Job", model: .interpolating, settings: settings)
+        var job = Trajectory(interval: 5)
+        var frames: [ActivityFrame] = []
+        // One hour at 1/3600 per second, the source saying so: the seed glides to its finish.
+        for _ in 0..<20 {
+            let update = job.update(.active, state: "Downloading", remaining: (1 - job.progress) * 3600)
+            frames += tracker.handle(update, at: job.time)
+            frames += tracker.tick(at: job.time)
+            job.time += 5
+            job.progress += 5.0 / 3600
+        }
+        let last = try #require(frames.last)
+        let pushedEnd = try #require(last.content["end_date"]?.doubleValue)
+        // The source now says ten minutes later: within the ETA tolerance (a quarter of what is
+        // left), so no push of its own.
+        let later = job.update(.active, state: "Downloading", remaining: (1 - job.progress) * 3600 + 600)
+        #expect(tracker.handle(later, at: job.time).isEmpty)
+        #expect(tracker.memory.lastETAMoveAt == nil)
+        // The last frame is delivered late, re-anchored for the moment it is applied.
+        let fresh = tracker.refreshed(last, at: job.time + 1)
+        let refreshed = try #require(fresh)
+        let refreshedEnd = try #require(refreshed.content["end_date"]?.doubleValue)
+        #expect(refreshedEnd - pushedEnd >= settings.etaMoveMinimum)
+        #expect(tracker.memory.lastETAMoveAt == job.time + 1)
+        #expect(tracker.memory.lastETAMoveLater == true)
     }
 
     @Test("the seed carries end_date and live_progress; the final frame clears them with null")

@@ -34,7 +34,7 @@ public struct ActivityTracker: Sendable {
     /// The latest truth.
     public private(set) var truth: TruthSample?
     /// What the policy remembers about this job (its pace, the ETA hysteresis).
-    private var memory = EconomyPolicy.Memory()
+    private(set) var memory = EconomyPolicy.Memory()
     /// A frame decided but held for the coalescing window, and when it leaves.
     private var held: ActivityFrame?
     private var heldUntil: Double?
@@ -412,6 +412,8 @@ public struct ActivityTracker: Sendable {
         copy.time = now
         copy.finishesAt = newAnchor.endDate ?? truth?.finish
         stored = copy.content
+        // The phone sees this anchor, not the one decided: a countdown it moves is a move.
+        policy.pushed(memory: &memory, from: anchor, to: newAnchor, at: now)
         anchor = newAnchor
         lastPushAt = now
         return copy
