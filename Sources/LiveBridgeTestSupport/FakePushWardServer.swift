@@ -64,6 +64,9 @@ public final class FakePushWardServer: Sendable {
         var quotaUsed = 0
         var quotaResetAt: Double = 1_782_864_000
         var requireFutureEndDate = false
+        var notifications: [JSONValue] = []
+        var notificationLimit: Int?
+        var notificationsUsed = 0
     }
 
     /// The key requests must carry.
@@ -117,6 +120,19 @@ public final class FakePushWardServer: Sendable {
             $0.quotaResetAt = resetAt
         }
     }
+
+    /// Limits accepted notifications this month; beyond it, 429 `quota.exceeded` (kind
+    /// `notifications`) with `reset_at`, as the service answers.
+    public func setNotificationQuota(limit: Int?, used: Int = 0, resetAt: Double? = nil) {
+        state.withLock {
+            $0.notificationLimit = limit
+            $0.notificationsUsed = used
+            if let resetAt { $0.quotaResetAt = resetAt }
+        }
+    }
+
+    /// Every notification accepted (`POST /notifications` bodies), in order.
+    public var notifications: [JSONValue] { state.withLock { $0.notifications } }
 
     /// Also reject `live_progress: true` with an `end_date` in the past (a public contract test's rule).
     public func requireFutureEndDate(_ flag: Bool) { state.withLock { $0.requireFutureEndDate = flag } }
@@ -257,9 +273,14 @@ public final class FakePushWardServer: Sendable {
                 "quota_resets_at": .string(RFC3339.format(reset)),
             ]
             if let limit { body["live_activity_updates_limit"] = .int(Int64(limit)) }
+            let (sent, cap) = state.withLock { ($0.notificationsUsed, $0.notificationLimit) }
+            body["notifications_used"] = .int(Int64(sent))
+            if let cap { body["notifications_limit"] = .int(Int64(cap)) }
             return .json(JSONWriter.bytes(.object(body)))
         case ("POST", 1, "activities"):
             return create(request)
+        case ("POST", 1, "notifications"):
+            return notify(request)
         case ("PATCH", 2, "activities"):
             return update(request, slug: parts[1])
         case ("GET", 2, "activities"):
@@ -469,5 +490,85 @@ public final class FakePushWardServer: Sendable {
         }
         record(request, body: body, status: 200)
         return .json(JSONWriter.bytes(Self.json(activity)))
+    }
+
+    /// `POST /notifications` (PushWard API reference §15), validated field by field.
+    private func notify(_ request: HTTPServerRequest) -> HTTPServerResponse {
+        let contentType = request.headers.first(name: "Content-Type") ?? ""
+        guard contentType.hasPrefix("application/json") else {
+            record(request, body: nil, status: 415)
+            violation("POST /notifications: Content-Type \"\(contentType)\" instead of application/json")
+            return problem(415, nil, "unsupported media type")
+        }
+        let members: [String: JSONValue]
+        switch parseBody(
+            request,
+            allowed: [
+                "title", "body", "subtitle", "level", "volume", "thread_id", "collapse_id", "source",
+                "source_display_name", "url", "actions", "media", "icon_url", "metadata", "activity_slug", "push",
+            ])
+        {
+        case .refused(let response):
+            record(request, body: nil, status: 400)
+            return response
+        case .body(let body): members = body
+        }
+        let body = JSONValue.object(members)
+        var problems: [String] = []
+        for key in ["title", "body"] {
+            if (members[key]?.stringValue ?? "").isEmpty { problems.append("\(key) is required (a non-empty string)") }
+        }
+        for key in ["subtitle", "thread_id", "collapse_id", "source", "source_display_name", "url", "activity_slug"] {
+            if let value = members[key], value.stringValue == nil { problems.append("\(key) must be a string") }
+        }
+        let level = members["level"]?.stringValue ?? "active"
+        if members["level"] != nil, !["passive", "active", "time-sensitive", "critical"].contains(level) {
+            problems.append("level \(members["level"]!) is not passive, active, time-sensitive or critical")
+        }
+        if let volume = members["volume"] {
+            if level != "critical" { problems.append("volume is only allowed with level critical") }
+            if !(volume.doubleValue.map { (0...1).contains($0) } ?? false) { problems.append("volume outside 0…1") }
+        }
+        if let collapse = members["collapse_id"]?.stringValue, collapse.count > 64 {
+            problems.append("collapse_id longer than 64 characters")
+        }
+        if let push = members["push"], push.boolValue == nil { problems.append("push must be true or false") }
+        if !problems.isEmpty {
+            record(request, body: body, status: 422)
+            violation("POST /notifications: " + problems.joined(separator: "; "))
+            return problem(422, "notification.invalid", problems.joined(separator: "; "))
+        }
+        // An unknown activity is refused before anything is stored (not a client bug: the
+        // activity may have gone since).
+        if let slug = members["activity_slug"]?.stringValue, activity(slug) == nil {
+            record(request, body: body, status: 422)
+            return problem(
+                422, "notification.activity_not_found", "activity \(slug) does not exist",
+                extra: ["errors": [["location": "body.activity_slug", "message": "unknown activity"]]])
+        }
+        let (limit, used, reset) = state.withLock { ($0.notificationLimit, $0.notificationsUsed, $0.quotaResetAt) }
+        if let limit, used >= limit {
+            record(request, body: body, status: 429)
+            var response = problem(
+                429, "quota.exceeded", "monthly notifications used up",
+                extra: [
+                    "kind": "notifications", "used": .int(Int64(used)), "limit": .int(Int64(limit)),
+                    "reset_at": .string(RFC3339.format(reset)),
+                ])
+            response.headers.add(name: "Retry-After", value: String(max(1, Int(reset - clock.now))))
+            return response
+        }
+        let stored = state.withLock { state -> JSONValue in
+            state.notificationsUsed += 1
+            state.notifications.append(body)
+            var stored = members
+            stored["id"] = .string("n-\(state.notifications.count)")
+            stored["pushed"] = true
+            stored["created_at"] = .string(RFC3339.format(clock.now))
+            stored["delivery"] = "all"
+            return .object(stored)
+        }
+        record(request, body: body, status: 201)
+        return .json(JSONWriter.bytes(stored), status: 201)
     }
 }

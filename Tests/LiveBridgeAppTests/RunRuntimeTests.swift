@@ -33,14 +33,16 @@ struct ScriptedAdapter: Adapter {
 struct RunRuntimeTests {
     let key = "hlk_CANARYrun00000000000000000000000000"
 
-    func config(_ fake: FakePushWardServer, dataDir: String, extra: String = "") throws -> LiveBridgeConfig {
+    func config(_ fake: FakePushWardServer, dataDir: String, extra: String = "", sink: String = "") throws
+        -> LiveBridgeConfig
+    {
         try ConfigLoader.parse(
             text: """
                 {
                   dataDir: "\(dataDir)",
                   server: { listen: "127.0.0.1:0", apiToken: "CANARYtoken123456" },
                   economy: { endDisplay: "0.2s" },
-                  sinks: [ { name: "phone", type: "pushward", url: "\(fake.baseURL)", apiKey: "${KEY}" } ],
+                  sinks: [ { name: "phone", type: "pushward", url: "\(fake.baseURL)", apiKey: "${KEY}"\(sink) } ],
                   sources: [ { name: "one", type: "scripted" } ],
                   \(extra)
                 }
@@ -92,6 +94,32 @@ struct RunRuntimeTests {
         #expect(FileManager.default.fileExists(atPath: directory.file("trackers.json")))
         let everything = logs.lines.joined() + health.text + metrics.text
         #expect(!everything.contains("CANARY"))
+    }
+
+    @Test("a job end notifies through the sink's notify, in its source's thread, counted in /metrics")
+    func notifiesJobEnd() async throws {
+        let fake = try FakePushWardServer(apiKey: key)
+        defer { fake.shutdown() }
+        let directory = try TemporaryDirectory(prefix: "run")
+        defer { directory.remove() }
+        let runtime = try LiveBridgeRuntime(
+            config: try config(
+                fake, dataDir: directory.path, sink: #", notify: { on: ["success"], level: "passive" }"#),
+            registry: registry, logHandler: InMemoryLogHandler())
+        let task = Task { await runtime.run() }
+        let port = try #require(runtime.port)
+        #expect(await fake.waitUntil { $0.activity("scripted-one")?.state == "ended" && !$0.notifications.isEmpty })
+        let sent = try #require(fake.notifications.first)
+        #expect(fake.notifications.count == 1)
+        #expect(sent["title"] == "Scripted one: finished" && sent["body"] == "Complete")
+        #expect(sent["thread_id"] == "one" && sent["level"] == "passive" && sent["activity_slug"] == "scripted-one")
+        let metrics = try await HTTPClient.shared.execute(
+            HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/metrics"))
+        #expect(
+            metrics.text.contains(#"livebridge_notifications_total{result="sent",sink="phone"} 1"#), "\(metrics.text)")
+        #expect(fake.violations.isEmpty, "\(fake.violations)")
+        task.cancel()
+        await task.value
     }
 
     @Test("the activities API creates and ends an activity with a bearer token")

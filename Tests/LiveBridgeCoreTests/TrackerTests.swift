@@ -112,6 +112,27 @@ struct TrackerTests {
         #expect(tracker.memory.lastETAMoveLater == true)
     }
 
+    @Test("every frame carries the source that reported the job, across a restart of the tracker")
+    func framesCarrySource() throws {
+        var tracker = ActivityTracker(slug: "job", name: "Job", model: .interpolating, settings: settings)
+        var job = Trajectory()
+        var update = job.update(.active, state: "Downloading", remaining: 600)
+        update.source = "home"
+        let seed = tracker.handle(update, at: job.time) + tracker.tick(at: job.time + settings.startWait)
+        #expect(!seed.isEmpty && seed.allSatisfy { $0.source == "home" })
+        for frame in seed { tracker.acknowledge(frame, appliedAt: frame.time) }
+        var restored = try #require(
+            ActivityTracker(snapshot: tracker.snapshot, model: .interpolating, settings: settings))
+        job.time += 60
+        job.progress = 1
+        // A later update without a source (an automation ending it through the API) keeps it.
+        let end = job.update(.ended(.failure), state: "Failed", remaining: nil)
+        let frames = restored.handle(end, at: job.time) + restored.tick(at: job.time + settings.endDisplay)
+        #expect(frames.map(\.kind) == [.final, .end])
+        #expect(frames.allSatisfy { $0.source == "home" }, "\(frames.map(\.source))")
+        #expect(frames.first?.outcome == .failure)
+    }
+
     @Test("the seed carries end_date and live_progress; the final frame clears them with null")
     func seedAndFinalFrames() throws {
         var job = Trajectory()

@@ -1,6 +1,6 @@
 public import LiveBridgeCore
 public import LiveBridgeNet
-import LiveBridgeSinks
+public import LiveBridgeSinks
 
 /// What a component factory may use.
 public struct RuntimeServices: Sendable {
@@ -12,6 +12,8 @@ public struct RuntimeServices: Sendable {
     public var health: HealthRegistry
     public var http: any HTTPTransport
     public var economy: EconomySettings
+    /// Every configured source by name (its type and its own `notify`), for sinks that notify.
+    public var sources: [String: NotificationSource] = [:]
 
     public init(
         dataDir: String, store: any StateStore, clock: any TimeSource, logger: Logger, metrics: MetricsRegistry,
@@ -96,6 +98,12 @@ public struct ComponentRegistry: Sendable {
     {
         var sinks: [any Sink] = []
         var sources: [(ComponentConfig, SourceInstance)] = []
+        // `notify` on a source entry belongs to the sinks that notify; read before they are built.
+        var services = services
+        for entry in config.sources {
+            let rule = entry.reader.object("notify").map(notificationRule)
+            services.sources[entry.name] = NotificationSource(type: entry.type, rule: rule)
+        }
         for entry in config.sinks {
             guard let kind = self.sinks.first(where: { $0.type == entry.type }) else {
                 entry.reader.problem("type", unknownType(entry.type, known: self.sinks.map(\.type)))
@@ -120,6 +128,29 @@ public struct ComponentRegistry: Sendable {
         return "unknown type \"\(type)\"" + (suggestion.map { "; did you mean \"\($0)\"?" } ?? "")
             + " (known: \(known.joined(separator: ", ")))"
     }
+}
+
+/// Reads `notify: {on: ["failure", "cancelled", "success"], level: "time-sensitive"}` (a PushWard
+/// sink's, or a source's that replaces it for that source); `on` defaults to none.
+func notificationRule(_ reader: ConfigReader) -> NotificationRule {
+    var rule = NotificationRule()
+    let outcomes = ["success", "failure", "cancelled"]
+    if reader.has("on") {
+        if let names = reader.strings("on") {
+            for name in names {
+                if let outcome = ActivityOutcome(rawValue: name), outcomes.contains(name) {
+                    rule.on.insert(outcome)
+                } else {
+                    reader.problem(
+                        "on", "\"\(name)\" is not one of \(outcomes.map { "\"\($0)\"" }.joined(separator: ", "))")
+                }
+            }
+        }
+    }
+    let level = reader.choice("level", NotificationRule.Level.allCases.map(\.rawValue), default: "active")
+    rule.level = NotificationRule.Level(rawValue: level) ?? .active
+    reader.finish()
+    return rule
 }
 
 /// Reads the TLS keys shared by HTTP-based sinks and sources: `fingerprint` (SPKI pin), `caFile`,

@@ -133,6 +133,8 @@ public final class LiveBridgeRuntime: Sendable {
                 name: entry.name,
                 emit: { update in
                     metrics.increment("livebridge_adapter_events_total", ["source": name])
+                    var update = update
+                    update.source = name
                     await engine.emit(update)
                 },
                 logger: logger.child("\(entry.type).\(entry.name)"), clock: services.clock, store: services.store,

@@ -16,13 +16,15 @@ package enum StandardComponents {
                 if !url.hasPrefix("http://") && !url.hasPrefix("https://") {
                     reader.problem("url", "\"\(url)\" is not an http(s) URL")
                 }
+                let notify = reader.object("notify").map(notificationRule)
                 reader.finish()
                 guard let key else { return nil }
                 return PushWardSink(
                     configuration: .init(
                         name: entry.name, baseURL: url, apiKey: key, tls: tls, timeout: timeout,
-                        keyPath: entry.path + ".apiKey"),
-                    transport: services.http, clock: services.clock)
+                        keyPath: entry.path + ".apiKey", notify: notify, sources: services.sources),
+                    transport: services.http, clock: services.clock, metrics: services.metrics,
+                    logger: services.logger.child("sink.\(entry.name)"))
             },
             mqttSink,
             stateObjectSink,

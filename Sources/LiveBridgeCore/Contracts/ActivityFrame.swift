@@ -61,6 +61,8 @@ public struct ActivityFrame: Sendable, Hashable {
     public var essential: Bool = false
     /// The job was paused when the frame was made (the bar holds still), for sinks that say so.
     public var paused: Bool = false
+    /// The configured source whose job this is (see `ActivityUpdate.source`), nil for the API.
+    public var source: String?
 
     public init(
         slug: String, name: String, kind: FrameKind, activityState: String?, patch: JSONValue, content: JSONValue,

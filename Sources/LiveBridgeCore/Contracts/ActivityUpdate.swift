@@ -93,6 +93,9 @@ public struct ActivityUpdate: Sendable, Hashable {
     /// A person or an automation asked for this card (the activities API, `livebridge send`): its
     /// start is pushed at once, never held for an estimate (`EconomySettings.startWait`).
     public var immediate: Bool = false
+    /// The configured source that reported it (`sources[].name`), set by the runtime; nil for a
+    /// card from the activities API. Sinks use it to group and to pick per-source settings.
+    public var source: String?
 
     public init(
         slug: String, name: String, phase: ActivityPhase, content: GenericContent = GenericContent(),

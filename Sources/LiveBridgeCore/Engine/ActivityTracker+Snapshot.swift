@@ -29,6 +29,7 @@ extension ActivityTracker {
         if let due = endDueAt { object["endDue"] = .number(due) }
         if let priority = activityPriority { object["priority"] = .int(Int64(priority)) }
         if let started = jobStartedAt { object["startedAt"] = .number(started) }
+        if let source { object["source"] = .string(source) }
         object["glided"] = .bool(glided)
         return .object(object)
     }
@@ -66,6 +67,6 @@ extension ActivityTracker {
             staleTTL: snapshot["staleTTL"]?.doubleValue ?? 0, priority: snapshot["priority"]?.intValue,
             sequence: snapshot["sequence"]?.intValue ?? 0, needsResync: snapshot["needsResync"]?.boolValue ?? false,
             startedAt: snapshot["startedAt"]?.doubleValue, deliveredSequence: snapshot["delivered"]?.intValue,
-            glided: snapshot["glided"]?.boolValue)
+            glided: snapshot["glided"]?.boolValue, source: snapshot["source"]?.stringValue)
     }
 }

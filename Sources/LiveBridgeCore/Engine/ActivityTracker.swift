@@ -58,6 +58,8 @@ public struct ActivityTracker: Sendable {
     /// When the activity was seeded (its job started), for windows that scale with the job.
     private var startedAt: Double?
     private var priority: Int?
+    /// The source that reported this job (carried into every frame).
+    public private(set) var source: String?
     public private(set) var sequence = 0
     /// The newest frame the service acknowledged; below `sequence` while frames are in flight or
     /// waiting. Persisted, so a restart knows what it decided but never delivered.
@@ -82,6 +84,7 @@ public struct ActivityTracker: Sendable {
         // an `{"end": true}`) keeps the display name the activity already has.
         if update.name != slug { name = update.name }
         if let priority = update.priority { self.priority = priority }
+        if let source = update.source { self.source = source }
         // A finish `end_date` cannot carry (a garbled ETA: not a number, or beyond the year 9999)
         // counts as unknown; turned into an integer end_date it would trap.
         let finish = (update.eta?.finish(observedAt: t)).flatMap { abs($0) <= ActivityETA.latestFinish ? $0 : nil }
@@ -455,10 +458,12 @@ public struct ActivityTracker: Sendable {
         // After a restart that lost the final frame, the end carries the whole final content.
         let patch = needsResync ? Self.fullPatch(stored) : .object([:])
         needsResync = false
-        return ActivityFrame(
+        var frame = ActivityFrame(
             slug: slug, name: name, kind: .end, activityState: "ended", patch: patch, content: stored,
             priority: priority, outcome: nil, truthProgress: truth?.progress, time: now, reason: .end,
             sequence: sequence)
+        frame.source = source
+        return frame
     }
 
     /// Frames to send right after a restart: an ended activity whose end the service may never
@@ -470,12 +475,12 @@ public struct ActivityTracker: Sendable {
         sequence += 1
         lastPushAt = now
         needsResync = false
-        return [
-            ActivityFrame(
-                slug: slug, name: name, kind: .end, activityState: "ended", patch: Self.fullPatch(stored),
-                content: stored, priority: priority, outcome: nil, truthProgress: truth?.progress, time: now,
-                reason: .resync, sequence: sequence)
-        ]
+        var frame = ActivityFrame(
+            slug: slug, name: name, kind: .end, activityState: "ended", patch: Self.fullPatch(stored),
+            content: stored, priority: priority, outcome: nil, truthProgress: truth?.progress, time: now,
+            reason: .resync, sequence: sequence)
+        frame.source = source
+        return [frame]
     }
 
     /// `content` as a patch that replaces whatever the service holds: every field not in it is cleared.
@@ -514,6 +519,7 @@ public struct ActivityTracker: Sendable {
             fixedFinish: truth?.fixedFinish ?? false, time: now, reason: reason, sequence: sequence)
         frame.essential = essential
         frame.paused = lastPhaseKind == "paused"
+        frame.source = source
         return frame
     }
 
@@ -533,8 +539,9 @@ public struct ActivityTracker: Sendable {
         lifecycle: Lifecycle, stored: JSONValue, lastStable: JSONValue, phase: String, anchor: DisplayAnchor?,
         truth: TruthSample?, lastPushAt: Double?, lastDetailsAt: Double?, endDue: Double?, staleTTL: Double,
         priority: Int?, sequence: Int, needsResync: Bool, startedAt: Double? = nil, deliveredSequence: Int? = nil,
-        glided: Bool? = nil
+        glided: Bool? = nil, source: String? = nil
     ) {
+        self.source = source
         self.startedAt = startedAt
         self.hasGlided = glided ?? (anchor?.endDate != nil || lifecycle != .running)
         // A seed that never reached the service (it waited for its estimate when the process

@@ -20,11 +20,18 @@ public struct PushWardSink: Sink {
         public var timeout: Double
         /// Config path of the key, for messages (`sinks[0].apiKey`).
         public var keyPath: String
+        /// `notify`: which job ends send a notification (nil: none).
+        public var notify: NotificationRule?
+        /// Every configured source by name: its type and its own `notify`.
+        public var sources: [String: NotificationSource]
 
         public init(
             name: String, baseURL: String = "https://api.pushward.app", apiKey: String, tls: TLSOptions = TLSOptions(),
-            timeout: Double = 15, keyPath: String = "apiKey"
+            timeout: Double = 15, keyPath: String = "apiKey", notify: NotificationRule? = nil,
+            sources: [String: NotificationSource] = [:]
         ) {
+            self.notify = notify
+            self.sources = sources
             self.name = name
             self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
             self.apiKey = apiKey
@@ -37,19 +44,45 @@ public struct PushWardSink: Sink {
     public let configuration: Configuration
     private let transport: any HTTPTransport
     private let clock: any TimeSource
+    private let notifier: PushWardNotifier
 
     public var name: String { configuration.name }
     public var type: String { "pushward" }
     public var displayModel: DisplayModel { .interpolating }
 
-    public init(configuration: Configuration, transport: any HTTPTransport, clock: any TimeSource = SystemClock()) {
+    public init(
+        configuration: Configuration, transport: any HTTPTransport, clock: any TimeSource = SystemClock(),
+        metrics: MetricsRegistry? = nil, logger: Logger = .disabled
+    ) {
         self.configuration = configuration
         self.transport = transport
         self.clock = clock
+        notifier = PushWardNotifier(sinkName: configuration.name, metrics: metrics, logger: logger)
         Redactor.shared.register(configuration.apiKey)
     }
 
+    /// Whether any job end can notify through this sink (its own `notify` or a source's).
+    var notifies: Bool {
+        !(configuration.notify?.on.isEmpty ?? true)
+            || configuration.sources.values.contains { !($0.rule?.on.isEmpty ?? true) }
+    }
+
     public func deliver(_ frame: ActivityFrame) async throws(SinkError) -> DeliveryReceipt {
+        let receipt = try await deliverActivity(frame)
+        if frame.outcome != nil { await notify(frame) }
+        return receipt
+    }
+
+    /// The job behind `frame` ended: one notification when its rule asks for the outcome.
+    private func notify(_ frame: ActivityFrame) async {
+        let rule = PushWardRequests.rule(for: frame, sink: configuration.notify, sources: configuration.sources)
+        let type = frame.source.flatMap { configuration.sources[$0]?.type }
+        await notifier.send(
+            frame, build: { PushWardRequests.notification(frame, rule: rule, sourceType: type, linked: $0) },
+            clock: clock, execute: { (request) async throws(SinkError) in try await send(request, frame: nil) })
+    }
+
+    private func deliverActivity(_ frame: ActivityFrame) async throws(SinkError) -> DeliveryReceipt {
         var requests = 0
         if frame.kind == .seed {
             requests += 1
@@ -89,6 +122,15 @@ public struct PushWardSink: Sink {
                 detail += "; Live Activity updates this month: \(used)" + (limit.map { " of \($0)" } ?? " (unlimited)")
             }
             if let reset = json["quota_resets_at"]?.stringValue { detail += ", resets \(reset)" }
+            if notifies, let sent = json["notifications_used"]?.intValue {
+                let cap = json["notifications_limit"]?.intValue
+                detail += "; notifications this month: \(sent)" + (cap.map { " of \($0)" } ?? " (unlimited)")
+                if let until = notifier.blocked(at: clock.now) {
+                    detail += ", paused until \(RFC3339.format(until))"
+                } else if let cap, sent >= cap {
+                    detail += " — used up, job ends will not notify until the month resets"
+                }
+            }
             let exhausted = used != nil && limit != nil && used! >= limit!
             return ProbeResult(ok: !exhausted, detail: exhausted ? detail + " — quota exhausted" : detail)
         } catch {
@@ -111,10 +153,10 @@ public struct PushWardSink: Sink {
             timeout: configuration.timeout, maxResponseBytes: 256 * 1024, tls: configuration.tls)
     }
 
-    private func send(_ request: PushWardRequest, frame: ActivityFrame) async throws(SinkError) {
+    private func send(_ request: PushWardRequest, frame: ActivityFrame?) async throws(SinkError) {
         let response: HTTPResponse
         do {
-            response = try await transport.execute(httpRequest(request, sequence: frame.sequence))
+            response = try await transport.execute(httpRequest(request, sequence: frame?.sequence))
         } catch {
             throw SinkError.transport(error, service: "PushWard", baseURL: configuration.baseURL)
         }
