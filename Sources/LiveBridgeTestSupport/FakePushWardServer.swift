@@ -34,7 +34,15 @@ public final class FakePushWardServer: Sendable {
         public var lastBody: JSONValue?
         /// PATCHes that repeated the last applied frame exactly.
         public var retriedFrames = 0
+        /// When the current Live Activity went ongoing (nil while ended).
+        public var ongoingSince: Double?
+        /// Every Live Activity this slug showed that has ended: (went ongoing, ended).
+        public var lifecycles: [ClosedRange<Double>] = []
     }
+
+    /// iOS ends a Live Activity after this long ongoing (PushWard API reference §11): a request
+    /// that finds one older is a violation (the phone would have dropped the card).
+    public static let lifecycleLimit: Double = 8 * 3600
 
     /// One request as received.
     public struct Record: Sendable {
@@ -439,6 +447,11 @@ public final class FakePushWardServer: Sendable {
             violation("PATCH \(slug): preempted activity patched without an explicit state")
             return problem(422, "activity.content_invalid", "a preempted activity needs an explicit state")
         }
+        let now = clock.now
+        if activity.state == "ongoing", let since = activity.ongoingSince, now - since >= Self.lifecycleLimit {
+            violation(
+                "PATCH \(slug): ongoing for \(Int(now - since)) s, past iOS's 8 h (the phone ended the card)")
+        }
         var merged = activity.content
         if let content = members["content"] {
             guard case .object = content else {
@@ -477,6 +490,11 @@ public final class FakePushWardServer: Sendable {
                 extra: ["errors": .array(problems.map { ["location": "body", "message": .string($0)] })])
         }
         activity.content = merged
+        if newState == "ongoing" && activity.state != "ongoing" { activity.ongoingSince = now }
+        if newState != "ongoing" && activity.state == "ongoing" {
+            activity.lifecycles.append((activity.ongoingSince ?? now)...now)
+            activity.ongoingSince = nil
+        }
         activity.state = newState
         activity.updates += 1
         if let sequence { activity.lastSequence = sequence }

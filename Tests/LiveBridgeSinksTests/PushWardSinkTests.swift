@@ -33,6 +33,25 @@ struct PushWardSinkTests {
         "end_date": 1_781_519_400, "live_progress": true,
     ]
 
+    @Test("a new job on the same slug starts from a clean card: the last job's accent and subtitle do not linger")
+    func seedReplacesOldCard() async throws {
+        let fake = try FakePushWardServer(apiKey: key)
+        defer { fake.shutdown() }
+        let sink = makeSink(fake)
+        _ = try await sink.deliver(frame(.seed, sequence: 1, patch: Self.seedContent))
+        let failed: JSONValue = [
+            "progress": 0.4, "state": "Failed: repair failed", "subtitle": "ubuntu.iso", "accent_color": "red",
+            "end_date": .null, "live_progress": .null,
+        ]
+        _ = try await sink.deliver(frame(.final, sequence: 2, patch: failed))
+        _ = try await sink.deliver(frame(.end, sequence: 3, patch: [:], state: "ended"))
+        #expect(fake.activity("sabnzbd-home")?.content["accent_color"] == "red")
+        _ = try await sink.deliver(frame(.seed, sequence: 4, patch: Self.seedContent))
+        let activity = try #require(fake.activity("sabnzbd-home"))
+        #expect(activity.content == Self.seedContent, "\(activity.content)")
+        #expect(fake.violations.isEmpty, "\(fake.violations)")
+    }
+
     @Test("seed creates and fills the activity; updates merge; the final frame clears with null; end ends")
     func lifecycle() async throws {
         let fake = try FakePushWardServer(apiKey: key)

@@ -13,6 +13,8 @@ public enum FrameKind: String, Sendable, Hashable, Codable {
 /// Why the tracker pushed: logged, counted and shown in the preview's push log.
 public enum PushReason: String, Sendable, Hashable, Codable {
     case start, resync, structural, displayError, etaMoved, deadline, heartbeat, details, final, end, restart
+    /// The Live Activity is ended and started afresh before iOS ends it for its age (8 h ongoing).
+    case renewal
 }
 
 /// Service-side lifetimes, in seconds (nil = leave as the service has it).

@@ -68,6 +68,9 @@ public protocol Sink: Sendable {
     /// The configured type (`pushward`).
     var type: String { get }
     var displayModel: DisplayModel { get }
+    /// The age (seconds ongoing) at which the phone ends an activity by itself (iOS: 8 h for a
+    /// Live Activity); the tracker renews the activity before it. Nil: never (the default).
+    var lifecycleLimit: Double? { get }
     /// Sends one frame; throws a classified error.
     func deliver(_ frame: ActivityFrame) async throws(SinkError) -> DeliveryReceipt
     /// Checks reachability and credentials for `livebridge check` (one line of detail).
@@ -83,6 +86,7 @@ public protocol Sink: Sendable {
 }
 
 extension Sink {
+    public var lifecycleLimit: Double? { nil }
     public func probe() async -> ProbeResult { ProbeResult(ok: true, detail: "no probe for this sink type") }
     public func open() async {}
     public func close() async {}

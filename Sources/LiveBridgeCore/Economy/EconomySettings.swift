@@ -11,6 +11,13 @@ public struct EconomySettings: Sendable, Hashable {
     public var etaToleranceFraction: Double = 0.25
     /// Seconds between the final `ongoing` frame and `state: ended` in a two-phase end.
     public var endDisplay: Double = 4
+    /// A sink whose activities iOS ends at an age (`Sink.lifecycleLimit`, 8 h ongoing for
+    /// PushWard) gets the job's activity ended and started afresh this long before: room for a
+    /// delivery that retries through an outage, at no extra cost (one renewal either way).
+    public var renewalMargin: Double = 900
+    /// …unless the job is expected to end before the limit: then the renewal waits until this
+    /// long before it, and a job that ends in time needs none.
+    public var renewalLastMoment: Double = 120
     /// 2 = final frame then `ended` after `endDisplay`; 1 = one request (final content with
     /// `state: ended`). Nil = automatic: 1 when a monthly budget is set, else 2.
     public var endFrames: Int?

@@ -156,6 +156,7 @@ public actor ActivityEngine {
                 ?? ActivityTracker(
                     slug: update.slug, name: update.name, model: binding.sink.displayModel, settings: settings,
                     numberedAfter: floors[name] ?? 0)
+            tracker.lifecycleLimit = binding.sink.lifecycleLimit
             let before = tracker.lifecycle
             let frames = tracker.handle(update, at: now, budget: binding.ledger.pressure(at: now))
             // An end for an activity that is not running leaves nothing behind.
@@ -483,6 +484,7 @@ public actor ActivityEngine {
                     logger.warning("stored tracker unreadable; it will be recreated", ["slug": slug])
                     continue
                 }
+                tracker.lifecycleLimit = binding.sink.lifecycleLimit
                 if tracker.isFinished {
                     // Ended and delivered (state written before ended activities were forgotten).
                     floors[name] = max(floors[name] ?? 0, tracker.sequence)

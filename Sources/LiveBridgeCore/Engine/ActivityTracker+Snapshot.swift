@@ -30,6 +30,9 @@ extension ActivityTracker {
         if let priority = activityPriority { object["priority"] = .int(Int64(priority)) }
         if let started = jobStartedAt { object["startedAt"] = .number(started) }
         if let source { object["source"] = .string(source) }
+        if let started = liveActivityStartedAt, started != jobStartedAt {
+            object["lifecycleStartedAt"] = .number(started)
+        }
         object["glided"] = .bool(glided)
         return .object(object)
     }
@@ -67,6 +70,7 @@ extension ActivityTracker {
             staleTTL: snapshot["staleTTL"]?.doubleValue ?? 0, priority: snapshot["priority"]?.intValue,
             sequence: snapshot["sequence"]?.intValue ?? 0, needsResync: snapshot["needsResync"]?.boolValue ?? false,
             startedAt: snapshot["startedAt"]?.doubleValue, deliveredSequence: snapshot["delivered"]?.intValue,
-            glided: snapshot["glided"]?.boolValue, source: snapshot["source"]?.stringValue)
+            glided: snapshot["glided"]?.boolValue, source: snapshot["source"]?.stringValue,
+            lifecycleStartedAt: snapshot["lifecycleStartedAt"]?.doubleValue)
     }
 }

@@ -57,6 +57,11 @@ public struct ActivityTracker: Sendable {
     private var firstGlidePending = false
     /// When the activity was seeded (its job started), for windows that scale with the job.
     private var startedAt: Double?
+    /// When the current Live Activity started: the seed, or the last renewal.
+    private var lifecycleStartedAt: Double?
+    /// The age at which the service's display ends an ongoing activity (iOS: 8 h), nil when it
+    /// never does; set by the engine from the sink (`Sink.lifecycleLimit`).
+    public var lifecycleLimit: Double?
     private var priority: Int?
     /// The source that reported this job (carried into every frame).
     public private(set) var source: String?
@@ -150,6 +155,7 @@ public struct ActivityTracker: Sendable {
         case .running:
             deadline = heartbeatDue
             if let anchorDeadline { deadline = min(deadline ?? .infinity, anchorDeadline) }
+            if let renewalDue { deadline = min(deadline ?? .infinity, renewalDue) }
         case .idle, .ended:
             break
         }
@@ -173,6 +179,9 @@ public struct ActivityTracker: Sendable {
             else { return released }
             return released + coalesce(finishEnd(at: now), at: now)
         case .running:
+            if let due = renewalDue, now >= due {
+                return released + renew(at: now)
+            }
             if let deadline = anchorDeadline, now >= deadline {
                 if budget.exhausted {
                     suppressedDeadline = anchor?.endDate
@@ -290,6 +299,41 @@ public struct ActivityTracker: Sendable {
 
     private var heartbeatDue: Double? { policy.heartbeatDue(lastPushAt: lastPushAt, staleTTL: staleTTL) }
 
+    /// When the current Live Activity must be ended and started afresh: `renewalMargin` before
+    /// `lifecycleLimit`, or `renewalLastMoment` before it when the job should end before the
+    /// limit (then one that does needs no renewal at all).
+    var renewalDue: Double? {
+        guard let limit = lifecycleLimit, let started = lifecycleStartedAt else { return nil }
+        let expires = started + limit
+        let early = expires - settings.renewalMargin
+        let late = expires - max(0, min(settings.renewalMargin, settings.renewalLastMoment))
+        if let finish = anchor?.endDate ?? truth?.finish, finish < late, lastPhaseKind == "active" { return late }
+        return early
+    }
+
+    /// Ends the Live Activity and starts the next one for the same job at once (same slug, so
+    /// automations and the service's records keep pointing at it): the end, then a start with the
+    /// whole card and a fresh `end_date`. Two requests that leave together, never coalesced.
+    private mutating func renew(at now: Double) -> [ActivityFrame] {
+        sequence += 1
+        var end = ActivityFrame(
+            slug: slug, name: name, kind: .end, activityState: "ended", patch: .object([:]), content: stored,
+            priority: priority, truthProgress: truth?.progress, time: now, reason: .renewal, sequence: sequence)
+        end.source = source
+        end.essential = true
+        end.paused = lastPhaseKind == "paused"
+        lifecycleStartedAt = now
+        needsResync = true
+        var seed = repush(reason: .renewal, at: now)
+        seed.kind = .seed
+        seed.activityState = "ongoing"
+        seed.patch = seed.content
+        seed.ttls = ActivityTTLs(stale: Int(staleTTL), ended: settings.endedTTL, dismissal: settings.dismissalTTL)
+        seed.essential = true
+        lastReleaseAt = now
+        return [end, seed]
+    }
+
     private mutating func pushReason(
         _ update: ActivityUpdate, stable: JSONValue, phaseKind: String, at now: Double, budget: BudgetPressure
     ) -> PushReason? {
@@ -319,6 +363,7 @@ public struct ActivityTracker: Sendable {
         stored = .object([:])
         needsResync = false
         startedAt = now
+        lifecycleStartedAt = now
         hasGlided = false
         var frame = push(update, stable: stable, phaseKind: phaseKind, reason: .start, at: now, forceDetails: true)
         frame.kind = .seed
@@ -533,16 +578,19 @@ public struct ActivityTracker: Sendable {
     var endDueAt: Double? { endDue }
     var activityPriority: Int? { priority }
     var jobStartedAt: Double? { startedAt }
+    var liveActivityStartedAt: Double? { lifecycleStartedAt }
     var glided: Bool { hasGlided }
 
     mutating func restore(
         lifecycle: Lifecycle, stored: JSONValue, lastStable: JSONValue, phase: String, anchor: DisplayAnchor?,
         truth: TruthSample?, lastPushAt: Double?, lastDetailsAt: Double?, endDue: Double?, staleTTL: Double,
         priority: Int?, sequence: Int, needsResync: Bool, startedAt: Double? = nil, deliveredSequence: Int? = nil,
-        glided: Bool? = nil, source: String? = nil
+        glided: Bool? = nil, source: String? = nil, lifecycleStartedAt: Double? = nil
     ) {
         self.source = source
         self.startedAt = startedAt
+        // Snapshots from before renewals count the Live Activity from the job's start.
+        self.lifecycleStartedAt = lifecycleStartedAt ?? startedAt
         self.hasGlided = glided ?? (anchor?.endDate != nil || lifecycle != .running)
         // A seed that never reached the service (it waited for its estimate when the process
         // stopped) started nothing there: the next observation starts the activity afresh.

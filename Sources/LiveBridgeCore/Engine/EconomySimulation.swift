@@ -26,6 +26,9 @@ public struct EconomySimulation: Sendable {
     public var settings: EconomySettings
     /// Grid step for the error measurement, seconds.
     public var gridStep: Double = 1
+    /// The display's lifecycle limit (`Sink.lifecycleLimit`); nil (the default) measures a job's
+    /// pushes without renewals.
+    public var lifecycleLimit: Double?
 
     public init(model: DisplayModel, settings: EconomySettings) {
         self.model = model
@@ -94,6 +97,7 @@ public struct EconomySimulation: Sendable {
             var tracker =
                 trackers[update.slug]
                 ?? ActivityTracker(slug: update.slug, name: update.name, model: model, settings: settings)
+            tracker.lifecycleLimit = lifecycleLimit
             let frames = tracker.handle(update, at: time, budget: pressure(at: time))
             trackers[update.slug] = tracker
             record(frames, slug: update.slug, time: time, tracker: tracker)

@@ -35,7 +35,14 @@ public enum PushWardRequests {
     public static func update(_ frame: ActivityFrame, fullContent: Bool = false) -> PushWardRequest {
         var body: [String: JSONValue] = [:]
         if let state = frame.activityState { body["state"] = .string(state) }
-        let content = fullContent || frame.kind == .seed ? frame.content : frame.patch
+        var content = fullContent || frame.kind == .seed ? frame.content : frame.patch
+        if fullContent || frame.kind == .seed, case .object(var members) = content {
+            // A start replaces the whole card: the service keeps an ended activity's content, and
+            // a field the new job does not set (the last job's red accent, its subtitle) would
+            // otherwise show on it.
+            for field in GenericContent.fieldNames where members[field] == nil { members[field] = .null }
+            content = .object(members)
+        }
         if case .object(let members) = content, !members.isEmpty { body["content"] = content }
         if let stale = frame.ttls.stale { body["stale_ttl"] = .int(Int64(stale)) }
         if fullContent || frame.kind == .seed {

@@ -49,6 +49,8 @@ public struct PushWardSink: Sink {
     public var name: String { configuration.name }
     public var type: String { "pushward" }
     public var displayModel: DisplayModel { .interpolating }
+    /// iOS ends a Live Activity after 8 hours ongoing (PushWard API reference §11).
+    public var lifecycleLimit: Double? { 8 * 3600 }
 
     public init(
         configuration: Configuration, transport: any HTTPTransport, clock: any TimeSource = SystemClock(),
