@@ -344,18 +344,24 @@ public final class FakePushWardServer: Sendable {
         return (.some(number), nil)
     }
 
-    private func create(_ request: HTTPServerRequest) -> HTTPServerResponse {
+    /// A POST's JSON object body, its content type and top-level keys checked (a refusal is
+    /// recorded and answered as the service would).
+    private func jsonBody(_ request: HTTPServerRequest, allowed: [String]) -> Parsed {
         let contentType = request.headers.first(name: "Content-Type") ?? ""
         guard contentType.hasPrefix("application/json") else {
             record(request, body: nil, status: 415)
-            violation("POST /activities: Content-Type \"\(contentType)\" instead of application/json")
-            return problem(415, nil, "unsupported media type")
+            violation("\(request.method) \(request.path): Content-Type \"\(contentType)\" instead of application/json")
+            return .refused(problem(415, nil, "unsupported media type"))
         }
+        let parsed = parseBody(request, allowed: allowed)
+        if case .refused = parsed { record(request, body: nil, status: 400) }
+        return parsed
+    }
+
+    private func create(_ request: HTTPServerRequest) -> HTTPServerResponse {
         let members: [String: JSONValue]
-        switch parseBody(request, allowed: ["slug", "name", "priority", "ended_ttl", "stale_ttl", "dismissal_ttl"]) {
-        case .refused(let response):
-            record(request, body: nil, status: 400)
-            return response
+        switch jsonBody(request, allowed: ["slug", "name", "priority", "ended_ttl", "stale_ttl", "dismissal_ttl"]) {
+        case .refused(let response): return response
         case .body(let body): members = body
         }
         guard let slug = members["slug"]?.stringValue, ContentRules.isValidSlug(slug) else {
@@ -512,23 +518,15 @@ public final class FakePushWardServer: Sendable {
 
     /// `POST /notifications` (PushWard API reference §15), validated field by field.
     private func notify(_ request: HTTPServerRequest) -> HTTPServerResponse {
-        let contentType = request.headers.first(name: "Content-Type") ?? ""
-        guard contentType.hasPrefix("application/json") else {
-            record(request, body: nil, status: 415)
-            violation("POST /notifications: Content-Type \"\(contentType)\" instead of application/json")
-            return problem(415, nil, "unsupported media type")
-        }
         let members: [String: JSONValue]
-        switch parseBody(
+        switch jsonBody(
             request,
             allowed: [
                 "title", "body", "subtitle", "level", "volume", "thread_id", "collapse_id", "source",
                 "source_display_name", "url", "actions", "media", "icon_url", "metadata", "activity_slug", "push",
             ])
         {
-        case .refused(let response):
-            record(request, body: nil, status: 400)
-            return response
+        case .refused(let response): return response
         case .body(let body): members = body
         }
         let body = JSONValue.object(members)
