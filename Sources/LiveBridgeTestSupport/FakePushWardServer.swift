@@ -38,7 +38,13 @@ public final class FakePushWardServer: Sendable {
         public var ongoingSince: Double?
         /// Every Live Activity this slug showed that has ended: (went ongoing, ended).
         public var lifecycles: [ClosedRange<Double>] = []
+        /// When a PATCH was last applied (the service's `updated_at`, its preemption order).
+        public var updatedAt: Double = 0
     }
+
+    /// Ongoing activities per account (PushWard API reference §11): a sixth going ongoing
+    /// preempts the lowest priority, then the oldest `updated_at`.
+    public static let maxOngoing = 5
 
     /// iOS ends a Live Activity after this long ongoing (PushWard API reference §11): a request
     /// that finds one older is a violation (the phone would have dropped the card).
@@ -73,6 +79,8 @@ public final class FakePushWardServer: Sendable {
         var quotaResetAt: Double = 1_782_864_000
         var requireFutureEndDate = false
         var notifications: [JSONValue] = []
+        var preemptions: [String] = []
+        var peakOngoing = 0
         var notificationLimit: Int?
         var notificationsUsed = 0
     }
@@ -137,6 +145,15 @@ public final class FakePushWardServer: Sendable {
             $0.notificationsUsed = used
             if let resetAt { $0.quotaResetAt = resetAt }
         }
+    }
+
+    /// Slugs the fake preempted because a sixth activity went ongoing, in order.
+    public var preemptions: [String] { state.withLock { $0.preemptions } }
+    /// The most activities ongoing at once.
+    public var peakOngoing: Int { state.withLock { $0.peakOngoing } }
+    /// The slugs ongoing now.
+    public var ongoing: Set<String> {
+        state.withLock { Set($0.activities.values.filter { $0.state == "ongoing" }.map(\.slug)) }
     }
 
     /// Every notification accepted (`POST /notifications` bodies), in order.
@@ -508,9 +525,22 @@ public final class FakePushWardServer: Sendable {
         if retried { activity.retriedFrames += 1 }
         if case .some(let value) = stale.0 { activity.staleTTL = value }
         if let priority = members["priority"]?.intValue { activity.priority = priority }
-        state.withLock {
-            $0.activities[slug] = activity
-            $0.quotaUsed += 1
+        activity.updatedAt = now
+        let becameOngoing = newState == "ongoing" && self.activity(slug)?.state != "ongoing"
+        state.withLock { state in
+            state.activities[slug] = activity
+            state.quotaUsed += 1
+            guard becameOngoing else { return }
+            let others = state.activities.values.filter { $0.state == "ongoing" && $0.slug != slug }
+            if others.count >= Self.maxOngoing,
+                let victim = others.min(by: { ($0.priority, $0.updatedAt) < ($1.priority, $1.updatedAt) })
+            {
+                state.activities[victim.slug]?.state = "preempted"
+                state.activities[victim.slug]?.lifecycles.append((victim.ongoingSince ?? now)...now)
+                state.activities[victim.slug]?.ongoingSince = nil
+                state.preemptions.append(victim.slug)
+            }
+            state.peakOngoing = max(state.peakOngoing, state.activities.values.filter { $0.state == "ongoing" }.count)
         }
         record(request, body: body, status: 200)
         return .json(JSONWriter.bytes(Self.json(activity)))

@@ -17,12 +17,14 @@ package enum StandardComponents {
                     reader.problem("url", "\"\(url)\" is not an http(s) URL")
                 }
                 let notify = reader.object("notify").map(notificationRule)
+                let maxOngoing = reader.int("maxOngoing", default: 5, range: 1...50) ?? 5
                 reader.finish()
                 guard let key else { return nil }
                 return PushWardSink(
                     configuration: .init(
                         name: entry.name, baseURL: url, apiKey: key, tls: tls, timeout: timeout,
-                        keyPath: entry.path + ".apiKey", notify: notify, sources: services.sources),
+                        keyPath: entry.path + ".apiKey", notify: notify, sources: services.sources,
+                        maxOngoing: maxOngoing),
                     transport: services.http, clock: services.clock, metrics: services.metrics,
                     logger: services.logger.child("sink.\(entry.name)"))
             },

@@ -15,6 +15,8 @@ public enum PushReason: String, Sendable, Hashable, Codable {
     case start, resync, structural, displayError, etaMoved, deadline, heartbeat, details, final, end, restart
     /// The Live Activity is ended and started afresh before iOS ends it for its age (8 h ongoing).
     case renewal
+    /// A job of higher priority took this one's place on the phone (`Sink.maxOngoing`); it waits.
+    case displaced
 }
 
 /// Service-side lifetimes, in seconds (nil = leave as the service has it).

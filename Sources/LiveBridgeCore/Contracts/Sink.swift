@@ -71,6 +71,9 @@ public protocol Sink: Sendable {
     /// The age (seconds ongoing) at which the phone ends an activity by itself (iOS: 8 h for a
     /// Live Activity); the tracker renews the activity before it. Nil: never (the default).
     var lifecycleLimit: Double? { get }
+    /// How many of its activities the display shows at once (iOS: 5 Live Activities per app);
+    /// the engine never asks for more, the others wait. Nil: no limit (the default).
+    var maxOngoing: Int? { get }
     /// Sends one frame; throws a classified error.
     func deliver(_ frame: ActivityFrame) async throws(SinkError) -> DeliveryReceipt
     /// Checks reachability and credentials for `livebridge check` (one line of detail).
@@ -87,6 +90,7 @@ public protocol Sink: Sendable {
 
 extension Sink {
     public var lifecycleLimit: Double? { nil }
+    public var maxOngoing: Int? { nil }
     public func probe() async -> ProbeResult { ProbeResult(ok: true, detail: "no probe for this sink type") }
     public func open() async {}
     public func close() async {}

@@ -116,6 +116,8 @@ public actor ActivityEngine {
             await send(frames, to: binding)
             for frame in frames { dirty.insert(TrackerKey(sink: binding.sink.name, slug: frame.slug)) }
         }
+        // Jobs that waited for a place on the phone before the restart take the ones free now.
+        for binding in bindings { await promote(binding) }
         // Start-up folds what the journal held into one checkpoint, so the next start reads as little.
         if compact {
             checkpoint()
@@ -244,6 +246,92 @@ public actor ActivityEngine {
     }
 
     private func send(_ frames: [ActivityFrame], to binding: Binding) async {
+        await deliver(await admitted(frames, to: binding), to: binding)
+    }
+
+    // MARK: - Slots (`Sink.maxOngoing`)
+
+    /// True when `a` ranks below `b` for a place on the phone: lower priority, or the same and
+    /// started later (the one that started first keeps its place).
+    static func ranksBelow(_ a: (priority: Int, startedAt: Double), _ b: (priority: Int, startedAt: Double)) -> Bool {
+        a.priority != b.priority ? a.priority < b.priority : a.startedAt > b.startedAt
+    }
+
+    /// The slot gate: a waiting job's frames never leave; a job starting while every slot is
+    /// taken waits — without spending a request — and, if its priority is higher than the
+    /// lowest-ranked one shown, that one ends (and waits), so the new job starts as soon as the
+    /// end is delivered.
+    private func admitted(_ frames: [ActivityFrame], to binding: Binding) async -> [ActivityFrame] {
+        let name = binding.sink.name
+        guard let limit = binding.sink.maxOngoing, let slug = frames.first?.slug,
+            var tracker = trackers[name]?[slug]
+        else { return frames }
+        if !tracker.waiting {
+            guard frames.contains(where: { $0.kind == .seed && $0.reason != .renewal }) else { return frames }
+            let others = (trackers[name] ?? [:]).filter { $0.key != slug && $0.value.holdsSlot }
+            guard others.count >= limit else { return frames }
+            let lowest = others.min { Self.ranksBelow($0.value.rank, $1.value.rank) }!
+            if tracker.rank.priority > lowest.value.rank.priority {
+                var displaced = lowest.value
+                let ends = displaced.displace(at: clock.now)
+                trackers[name]?[lowest.key] = displaced
+                dirty.insert(TrackerKey(sink: name, slug: lowest.key))
+                logger.info(
+                    "a job of higher priority takes this one's place on the phone; it waits for a slot",
+                    ["sink": name, "slug": lowest.key, "for": slug])
+                // The new job starts once that end is delivered (`promote`): asked for earlier, it
+                // would be a sixth, and the service would preempt one itself.
+                await deliver(ends, to: binding)
+            } else {
+                logger.info(
+                    "every place on the phone is taken; the job waits for a slot",
+                    ["sink": name, "slug": slug, "shown": String(others.count)])
+            }
+        }
+        tracker.discardWhileWaiting()
+        trackers[name]?[slug] = tracker
+        dirty.insert(TrackerKey(sink: name, slug: slug))
+        if tracker.isFinished { forget(sink: name, slug: slug) }
+        updateSlots(binding)
+        return []
+    }
+
+    /// Starts waiting jobs, best first, while the sink has free slots.
+    private func promote(_ binding: Binding) async {
+        let name = binding.sink.name
+        guard let limit = binding.sink.maxOngoing else { return }
+        while true {
+            let current = trackers[name] ?? [:]
+            guard current.values.filter(\.holdsSlot).count < limit,
+                let best = current.filter({ $0.value.waiting && $0.value.lifecycle == .running })
+                    .max(by: { Self.ranksBelow($0.value.rank, $1.value.rank) })
+            else { break }
+            var tracker = best.value
+            let frames = tracker.show(at: clock.now)
+            trackers[name]?[best.key] = tracker
+            dirty.insert(TrackerKey(sink: name, slug: best.key))
+            logger.info(
+                "a place on the phone freed; the job that waited longest at its priority starts",
+                ["sink": name, "slug": best.key])
+            await deliver(frames, to: binding)
+        }
+        updateSlots(binding)
+    }
+
+    /// `livebridge_activities_shown` / `_waiting` and the sink's `/health` entry.
+    private func updateSlots(_ binding: Binding) {
+        let name = binding.sink.name
+        guard let limit = binding.sink.maxOngoing else { return }
+        let current = (trackers[name] ?? [:]).values
+        let shown = current.filter(\.holdsSlot).count
+        let waiting = current.filter { $0.waiting && $0.lifecycle != .ended }.count
+        metrics.set("livebridge_activities_shown", ["sink": name], Double(shown))
+        metrics.set("livebridge_activities_waiting", ["sink": name], Double(waiting))
+        binding.queue.healthReporter.setDetail("shown", "\(shown) of \(limit)")
+        binding.queue.healthReporter.setDetail("waiting", String(waiting))
+    }
+
+    private func deliver(_ frames: [ActivityFrame], to binding: Binding) async {
         for frame in frames {
             if let problems = Self.validate(frame) {
                 logger.error(
@@ -285,12 +373,14 @@ public actor ActivityEngine {
         for listener in listeners { listener(event) }
     }
 
-    private func acknowledge(sink: String, frame: ActivityFrame, receipt: DeliveryReceipt) {
+    private func acknowledge(sink: String, frame: ActivityFrame, receipt: DeliveryReceipt) async {
         guard trackers[sink]?[frame.slug] != nil else { return }
         trackers[sink]?[frame.slug]?.acknowledge(frame, appliedAt: receipt.appliedAt)
         // Persist what was delivered too: a restart resends only what may not have arrived.
         dirty.insert(TrackerKey(sink: sink, slug: frame.slug))
         if trackers[sink]?[frame.slug]?.isFinished == true { forget(sink: sink, slug: frame.slug) }
+        // An ended activity frees its place on the phone for a job that waits.
+        if frame.kind == .end, let binding = bindings.first(where: { $0.sink.name == sink }) { await promote(binding) }
         persist()
         reschedule()
     }
@@ -303,7 +393,7 @@ public actor ActivityEngine {
         return fresh
     }
 
-    private func rejected(sink: String, frame: ActivityFrame, error: SinkError) {
+    private func rejected(sink: String, frame: ActivityFrame, error: SinkError) async {
         guard var tracker = trackers[sink]?[frame.slug] else { return }
         tracker.frameRejected(frame)
         trackers[sink]?[frame.slug] = tracker
@@ -311,6 +401,7 @@ public actor ActivityEngine {
         // The service refused the end for good: nothing will be sent for this activity again.
         if frame.kind == .end, tracker.lifecycle == .ended, frame.sequence >= tracker.sequence {
             forget(sink: sink, slug: frame.slug)
+            if let binding = bindings.first(where: { $0.sink.name == sink }) { await promote(binding) }
             persist()
             reschedule()
         }

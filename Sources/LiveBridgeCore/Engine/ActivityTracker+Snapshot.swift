@@ -30,6 +30,7 @@ extension ActivityTracker {
         if let priority = activityPriority { object["priority"] = .int(Int64(priority)) }
         if let started = jobStartedAt { object["startedAt"] = .number(started) }
         if let source { object["source"] = .string(source) }
+        if waiting { object["waiting"] = true }
         if let started = liveActivityStartedAt, started != jobStartedAt {
             object["lifecycleStartedAt"] = .number(started)
         }
@@ -71,6 +72,7 @@ extension ActivityTracker {
             sequence: snapshot["sequence"]?.intValue ?? 0, needsResync: snapshot["needsResync"]?.boolValue ?? false,
             startedAt: snapshot["startedAt"]?.doubleValue, deliveredSequence: snapshot["delivered"]?.intValue,
             glided: snapshot["glided"]?.boolValue, source: snapshot["source"]?.stringValue,
-            lifecycleStartedAt: snapshot["lifecycleStartedAt"]?.doubleValue)
+            lifecycleStartedAt: snapshot["lifecycleStartedAt"]?.doubleValue,
+            waiting: snapshot["waiting"]?.boolValue ?? false)
     }
 }

@@ -62,6 +62,9 @@ public struct ActivityTracker: Sendable {
     /// The age at which the service's display ends an ongoing activity (iOS: 8 h), nil when it
     /// never does; set by the engine from the sink (`Sink.lifecycleLimit`).
     public var lifecycleLimit: Double?
+    /// Kept off the phone while more jobs run than it shows (`Sink.maxOngoing`): what this tracker
+    /// decides is dropped, and it starts with the whole card when a slot frees.
+    public private(set) var waiting = false
     private var priority: Int?
     /// The source that reported this job (carried into every frame).
     public private(set) var source: String?
@@ -322,16 +325,70 @@ public struct ActivityTracker: Sendable {
         end.source = source
         end.essential = true
         end.paused = lastPhaseKind == "paused"
+        return [end, restartFrame(reason: .renewal, at: now)]
+    }
+
+    /// A start of a fresh Live Activity for the running job: the whole card from the latest
+    /// observation and a fresh anchor.
+    private mutating func restartFrame(reason: PushReason, at now: Double) -> ActivityFrame {
         lifecycleStartedAt = now
         needsResync = true
-        var seed = repush(reason: .renewal, at: now)
+        var seed = repush(reason: reason, at: now)
         seed.kind = .seed
         seed.activityState = "ongoing"
         seed.patch = seed.content
         seed.ttls = ActivityTTLs(stale: Int(staleTTL), ended: settings.endedTTL, dismissal: settings.dismissalTTL)
         seed.essential = true
         lastReleaseAt = now
-        return [end, seed]
+        return seed
+    }
+
+    // MARK: - Slots (`Sink.maxOngoing`)
+
+    /// The frames just decided never leave (the job waits for a slot): as far as delivery goes
+    /// they are done, and the next frame shown carries the whole card.
+    public mutating func discardWhileWaiting() {
+        waiting = true
+        held = nil
+        heldUntil = nil
+        deliveredSequence = sequence
+        needsResync = true
+    }
+
+    /// A slot is free: a running job starts its Live Activity with the whole card (nothing for a
+    /// job that ended while it waited).
+    public mutating func show(at now: Double) -> [ActivityFrame] {
+        waiting = false
+        guard lifecycle == .running else { return [] }
+        return [restartFrame(reason: .start, at: now)]
+    }
+
+    /// A job of higher priority takes this one's place: its Live Activity ends, and it waits.
+    public mutating func displace(at now: Double) -> [ActivityFrame] {
+        waiting = true
+        guard lifecycle == .running else { return [] }
+        sequence += 1
+        var end = ActivityFrame(
+            slug: slug, name: name, kind: .end, activityState: "ended", patch: .object([:]), content: stored,
+            priority: priority, truthProgress: truth?.progress, time: now, reason: .displaced, sequence: sequence)
+        end.source = source
+        end.essential = true
+        needsResync = true
+        return [end]
+    }
+
+    /// Priority on the phone (0…10), and when the job started: the slot gate's order.
+    var rank: (priority: Int, startedAt: Double) { (priority ?? 0, startedAt ?? 0) }
+
+    /// True while the service may count this activity as ongoing: running, ending, or ended with
+    /// the end not yet delivered; never while waiting.
+    var holdsSlot: Bool {
+        guard !waiting else { return false }
+        switch lifecycle {
+        case .running, .ending: return true
+        case .ended: return deliveredSequence < sequence
+        case .idle: return false
+        }
     }
 
     private mutating func pushReason(
@@ -585,8 +642,9 @@ public struct ActivityTracker: Sendable {
         lifecycle: Lifecycle, stored: JSONValue, lastStable: JSONValue, phase: String, anchor: DisplayAnchor?,
         truth: TruthSample?, lastPushAt: Double?, lastDetailsAt: Double?, endDue: Double?, staleTTL: Double,
         priority: Int?, sequence: Int, needsResync: Bool, startedAt: Double? = nil, deliveredSequence: Int? = nil,
-        glided: Bool? = nil, source: String? = nil, lifecycleStartedAt: Double? = nil
+        glided: Bool? = nil, source: String? = nil, lifecycleStartedAt: Double? = nil, waiting: Bool = false
     ) {
+        self.waiting = waiting
         self.source = source
         self.startedAt = startedAt
         // Snapshots from before renewals count the Live Activity from the job's start.

@@ -48,6 +48,8 @@ public actor DeliveryQueue {
     private let logger: Logger
     private let metrics: MetricsRegistry
     private let health: HealthReporter
+    /// The sink's `/health` entry (the engine adds what it knows about the sink to it).
+    public nonisolated var healthReporter: HealthReporter { health }
     private let ledger: BudgetLedger?
     private var observer = DeliveryObserver()
     private var jitter: JitterSource

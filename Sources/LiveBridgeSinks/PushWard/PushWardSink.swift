@@ -24,12 +24,15 @@ public struct PushWardSink: Sink {
         public var notify: NotificationRule?
         /// Every configured source by name: its type and its own `notify`.
         public var sources: [String: NotificationSource]
+        /// `maxOngoing`: activities shown at once (iOS shows 5 per app; PushWard preempts beyond).
+        public var maxOngoing: Int
 
         public init(
             name: String, baseURL: String = "https://api.pushward.app", apiKey: String, tls: TLSOptions = TLSOptions(),
             timeout: Double = 15, keyPath: String = "apiKey", notify: NotificationRule? = nil,
-            sources: [String: NotificationSource] = [:]
+            sources: [String: NotificationSource] = [:], maxOngoing: Int = 5
         ) {
+            self.maxOngoing = maxOngoing
             self.notify = notify
             self.sources = sources
             self.name = name
@@ -51,6 +54,7 @@ public struct PushWardSink: Sink {
     public var displayModel: DisplayModel { .interpolating }
     /// iOS ends a Live Activity after 8 hours ongoing (PushWard API reference §11).
     public var lifecycleLimit: Double? { 8 * 3600 }
+    public var maxOngoing: Int? { configuration.maxOngoing }
 
     public init(
         configuration: Configuration, transport: any HTTPTransport, clock: any TimeSource = SystemClock(),
