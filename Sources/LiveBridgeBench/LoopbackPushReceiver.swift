@@ -75,6 +75,8 @@ private final class ReceiverHandler: Sendable {
         switch (request.method, parts.count, parts.first) {
         case ("POST", 1, "activities"): return create(request)
         case ("PATCH", 2, "activities"): return update(request, slug: parts[1], arrived: arrived)
+        // The preempted ones (asked when a place frees): this stand-in never preempts.
+        case ("GET", 1, "activities"): return .json(JSONWriter.bytes(["items": [], "next_cursor": .null]))
         default: return violation("unknown route \(request.method) \(request.path)", status: 404)
         }
     }

@@ -88,7 +88,13 @@ struct SoakBench: Sendable {
         let config: JSONValue = [
             "dataDir": .string(dataDirectory), "server": ["listen": "127.0.0.1:0", "apiToken": .string(token)],
             "logLevel": "info", "economy": .object(economy),
-            "sinks": [["name": "phone", "type": "pushward", "url": .string(receiver.baseURL), "apiKey": .string(key)]],
+            // Jobs a second, not a phone: as many at once as the sink allows.
+            "sinks": [
+                [
+                    "name": "phone", "type": "pushward", "url": .string(receiver.baseURL), "apiKey": .string(key),
+                    "maxOngoing": 50,
+                ]
+            ],
         ]
         let path = directory + "/livebridge.json5"
         try BenchChildProcess.writeConfig(JSONWriter.string(config), to: path, section: "soak")

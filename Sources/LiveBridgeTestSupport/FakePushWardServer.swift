@@ -163,7 +163,16 @@ public final class FakePushWardServer: Sendable {
     public func requireFutureEndDate(_ flag: Bool) { state.withLock { $0.requireFutureEndDate = flag } }
 
     /// Marks an activity preempted (server-side eviction).
-    public func preempt(_ slug: String) { state.withLock { $0.activities[slug]?.state = "preempted" } }
+    public func preempt(_ slug: String) {
+        let now = clock.now
+        state.withLock { state in
+            guard let activity = state.activities[slug], activity.state == "ongoing" else { return }
+            state.activities[slug]?.state = "preempted"
+            state.activities[slug]?.lifecycles.append((activity.ongoingSince ?? now)...now)
+            state.activities[slug]?.ongoingSince = nil
+            state.preemptions.append(slug)
+        }
+    }
 
     /// Deletes an activity (as its TTL would), so the next PATCH gets a 404.
     public func forget(_ slug: String) { state.withLock { _ = $0.activities.removeValue(forKey: slug) } }
@@ -308,6 +317,13 @@ public final class FakePushWardServer: Sendable {
             return notify(request)
         case ("PATCH", 2, "activities"):
             return update(request, slug: parts[1])
+        case ("GET", 1, "activities"):
+            // `GET /activities?state=…` (one page: the fake never holds more than 100).
+            record(request, body: nil, status: 200)
+            let wanted = request.query["state"]
+            let items = activities.values.sorted { $0.slug < $1.slug }
+                .filter { wanted == nil || $0.state == wanted }.map(Self.json)
+            return .json(JSONWriter.bytes(["items": .array(items), "next_cursor": .null]))
         case ("GET", 2, "activities"):
             record(request, body: nil, status: 200)
             guard let activity = activity(parts[1]) else {
@@ -466,9 +482,11 @@ public final class FakePushWardServer: Sendable {
             }
             newState = text
         } else if activity.state == "preempted" {
+            // The service's answer, not a client error: a client learns of a preemption this way.
             record(request, body: body, status: 422)
-            violation("PATCH \(slug): preempted activity patched without an explicit state")
-            return problem(422, "activity.content_invalid", "a preempted activity needs an explicit state")
+            return problem(
+                422, "activity.content_invalid", "a preempted activity needs an explicit state",
+                extra: ["errors": [["location": "body.state", "message": "required for a preempted activity"]]])
         }
         let now = clock.now
         if activity.state == "ongoing", let since = activity.ongoingSince, now - since >= Self.lifecycleLimit {

@@ -91,7 +91,7 @@ struct HomeAssistantLiveTests {
             #expect(await bridge.pushward.waitUntil(timeout: 20) { $0.activity("washer")?.state == "ended" })
             let patches = bridge.pushward.records.filter { $0.method == "PATCH" && $0.path == "/activities/washer" }
             let final = try #require(patches.dropLast().last)
-            #expect(final.body?["state"] == "ongoing" && final.body?["content"]?["state"] == "Done")
+            #expect(final.body?["state"] == nil && final.body?["content"]?["state"] == "Done")
             #expect(final.body?["content"]?["progress"] == 1)
             #expect(patches.last?.body?["state"] == "ended")
             #expect(bridge.pushward.violations.isEmpty, "\(bridge.pushward.violations)")

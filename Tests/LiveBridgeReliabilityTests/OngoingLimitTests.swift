@@ -95,4 +95,60 @@ struct OngoingLimitTests {
         #expect(bridge.metrics.value("livebridge_activities_waiting", ["sink": "phone"]) == 0)
         await bridge.shutdown()
     }
+
+    /// Another client of the same account starts an activity of priority 3 on the fake.
+    static func otherClientStarts(_ fake: FakePushWardServer) async throws {
+        func call(_ method: String, _ path: String, _ body: JSONValue, _ type: String) async throws {
+            let response = try await HTTPClient.shared.execute(
+                HTTPRequest(
+                    method: method, url: fake.baseURL + path,
+                    headers: ["Authorization": "Bearer \(fake.apiKey)", "Content-Type": type],
+                    body: JSONWriter.bytes(body)))
+            #expect(response.isSuccess, "\(method) \(path): \(response.status)")
+        }
+        try await call(
+            "POST", "/activities", ["slug": "other-client", "name": "Other", "priority": 3], "application/json")
+        try await call(
+            "PATCH", "/activities/other-client",
+            ["state": "ongoing", "content": ["template": "generic", "progress": 0.1, "state": "Elsewhere"]],
+            "application/merge-patch+json")
+    }
+
+    @Test(
+        "preempted by another client: the job waits instead of taking the place back, and returns when one of ours ends"
+    )
+    func preemptedWaits() async throws {
+        let bridge = try await VirtualBridge()
+        let base = bridge.clock.now
+        let fake = bridge.pushward
+        // Five of ours; at 5 minutes another client's activity goes ongoing as a sixth.
+        let five = Array(Self.jobs.prefix(5))
+        let updates = Self.updates(from: base).filter { update in five.contains { $0.slug == update.slug } }
+        try await bridge.play(updates, through: base + 50 * 60, step: 5) { t in
+            if t == base + 300 { try await Self.otherClientStarts(fake) }
+        }
+        #expect(fake.violations.isEmpty, "\(fake.violations)")
+        // The service preempted one of ours (priority 0, the oldest update) — and only that one:
+        // LiveBridge never took the place back while the other activity held it.
+        try #require(fake.preemptions.count == 1, "\(fake.preemptions)")
+        let victim = fake.preemptions[0]
+        #expect(["a", "e"].contains(victim))
+        #expect(fake.activity("other-client")?.state == "ongoing")
+        #expect(fake.peakOngoing == 5)
+        // It came back once one of ours ended (c, at 10 min 40 s), as a fresh start, and ended.
+        let activity = try #require(fake.activity(victim))
+        #expect(activity.state == "ended")
+        try #require(
+            activity.lifecycles.count == 2,
+            "\(activity.lifecycles.map { ($0.lowerBound - base, $0.upperBound - base) })")
+        #expect(abs(activity.lifecycles[1].lowerBound - (base + 640)) <= 10)
+        // Between the preemption and its return: one refused update at most, nothing ongoing.
+        let between = fake.records.filter {
+            $0.path == "/activities/\(victim)" && $0.time > base + 300 && $0.time < activity.lifecycles[1].lowerBound
+        }
+        #expect(
+            between.filter { $0.method == "PATCH" && $0.status == 200 }.isEmpty,
+            "\(between.map { ($0.time - base, $0.status) })")
+        await bridge.shutdown()
+    }
 }

@@ -51,6 +51,10 @@ public struct SinkError: Error, Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
+    /// The code of a refusal because the service took the activity off the display for another
+    /// (PushWard preempts the lowest when a sixth goes ongoing): the engine lets the job wait.
+    public static let preempted = "activity.preempted"
+
     public var description: String {
         var text = message
         if let status { text = "HTTP \(status)" + (code.map { " \($0)" } ?? "") + ": " + text }
@@ -74,6 +78,9 @@ public protocol Sink: Sendable {
     /// How many of its activities the display shows at once (iOS: 5 Live Activities per app);
     /// the engine never asks for more, the others wait. Nil: no limit (the default).
     var maxOngoing: Int? { get }
+    /// The slugs the service took off the display for other activities (preempted), nil when it
+    /// cannot say; asked when a place frees.
+    func preemptedSlugs() async -> [String]?
     /// Sends one frame; throws a classified error.
     func deliver(_ frame: ActivityFrame) async throws(SinkError) -> DeliveryReceipt
     /// Checks reachability and credentials for `livebridge check` (one line of detail).
@@ -91,6 +98,7 @@ public protocol Sink: Sendable {
 extension Sink {
     public var lifecycleLimit: Double? { nil }
     public var maxOngoing: Int? { nil }
+    public func preemptedSlugs() async -> [String]? { nil }
     public func probe() async -> ProbeResult { ProbeResult(ok: true, detail: "no probe for this sink type") }
     public func open() async {}
     public func close() async {}

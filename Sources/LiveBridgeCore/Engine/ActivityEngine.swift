@@ -64,6 +64,9 @@ public actor ActivityEngine {
     private var dirty: Set<TrackerKey> = []
     /// Per sink, the highest sequence number a forgotten activity used: new trackers number after it.
     private var floors: [String: Int] = [:]
+    /// Places on the phone another client of the account holds, per sink, as far as the service's
+    /// preemptions told (one is given back each time one of this sink's activities ends).
+    private var placesTaken: [String: Int] = [:]
     private var tombstones = Tombstones()
     /// When the journal is folded into the checkpoint next.
     private var checkpointDue: Double?
@@ -263,15 +266,15 @@ public actor ActivityEngine {
     /// end is delivered.
     private func admitted(_ frames: [ActivityFrame], to binding: Binding) async -> [ActivityFrame] {
         let name = binding.sink.name
-        guard let limit = binding.sink.maxOngoing, let slug = frames.first?.slug,
-            var tracker = trackers[name]?[slug]
+        guard let limit = places(binding), let slug = frames.first?.slug, var tracker = trackers[name]?[slug]
         else { return frames }
         if !tracker.waiting {
             guard frames.contains(where: { $0.kind == .seed && $0.reason != .renewal }) else { return frames }
             let others = (trackers[name] ?? [:]).filter { $0.key != slug && $0.value.holdsSlot }
             guard others.count >= limit else { return frames }
-            let lowest = others.min { Self.ranksBelow($0.value.rank, $1.value.rank) }!
-            if tracker.rank.priority > lowest.value.rank.priority {
+            if let lowest = others.min(by: { Self.ranksBelow($0.value.rank, $1.value.rank) }),
+                tracker.rank.priority > lowest.value.rank.priority
+            {
                 var displaced = lowest.value
                 let ends = displaced.displace(at: clock.now)
                 trackers[name]?[lowest.key] = displaced
@@ -288,6 +291,13 @@ public actor ActivityEngine {
                     ["sink": name, "slug": slug, "shown": String(others.count)])
             }
         }
+        // A preempted activity is still on the service: its end closes it (it takes no place).
+        let ends = tracker.openWhileWaiting ? frames.filter { $0.kind == .end } : []
+        if !ends.isEmpty {
+            tracker.closedWhileWaiting()
+            trackers[name]?[slug] = tracker
+            return ends
+        }
         tracker.discardWhileWaiting()
         trackers[name]?[slug] = tracker
         dirty.insert(TrackerKey(sink: name, slug: slug))
@@ -296,10 +306,29 @@ public actor ActivityEngine {
         return []
     }
 
-    /// Starts waiting jobs, best first, while the sink has free slots.
+    /// Starts waiting jobs, best first, while the sink has free slots. The service is asked first
+    /// which of ours it preempted since (a job at a steady pace may not have sent anything that
+    /// would have told): those wait too, their places counted as taken.
     private func promote(_ binding: Binding) async {
         let name = binding.sink.name
-        guard let limit = binding.sink.maxOngoing else { return }
+        guard binding.sink.maxOngoing != nil else { return }
+        if (trackers[name] ?? [:]).values.contains(where: \.holdsSlot),
+            let preempted = await binding.sink.preemptedSlugs()
+        {
+            for slug in preempted {
+                guard var tracker = trackers[name]?[slug], tracker.holdsSlot, tracker.lifecycle == .running else {
+                    continue
+                }
+                tracker.preempted()
+                trackers[name]?[slug] = tracker
+                placesTaken[name, default: 0] += 1
+                dirty.insert(TrackerKey(sink: name, slug: slug))
+                logger.warning(
+                    "the service preempted the activity for another one on the account; it waits for a place",
+                    ["sink": name, "slug": slug])
+            }
+        }
+        guard let limit = places(binding) else { return }
         while true {
             let current = trackers[name] ?? [:]
             guard current.values.filter(\.holdsSlot).count < limit,
@@ -316,6 +345,11 @@ public actor ActivityEngine {
             await deliver(frames, to: binding)
         }
         updateSlots(binding)
+    }
+
+    /// The places on the phone this sink may use: `maxOngoing`, less those another client took.
+    private func places(_ binding: Binding) -> Int? {
+        binding.sink.maxOngoing.map { max(0, $0 - (placesTaken[binding.sink.name] ?? 0)) }
     }
 
     /// `livebridge_activities_shown` / `_waiting` and the sink's `/health` entry.
@@ -380,7 +414,10 @@ public actor ActivityEngine {
         dirty.insert(TrackerKey(sink: sink, slug: frame.slug))
         if trackers[sink]?[frame.slug]?.isFinished == true { forget(sink: sink, slug: frame.slug) }
         // An ended activity frees its place on the phone for a job that waits.
-        if frame.kind == .end, let binding = bindings.first(where: { $0.sink.name == sink }) { await promote(binding) }
+        if frame.kind == .end, let binding = bindings.first(where: { $0.sink.name == sink }) {
+            if let taken = placesTaken[sink], taken > 0 { placesTaken[sink] = taken - 1 }
+            await promote(binding)
+        }
         persist()
         reschedule()
     }
@@ -396,6 +433,19 @@ public actor ActivityEngine {
     private func rejected(sink: String, frame: ActivityFrame, error: SinkError) async {
         guard var tracker = trackers[sink]?[frame.slug] else { return }
         tracker.frameRejected(frame)
+        if error.code == SinkError.preempted, let binding = bindings.first(where: { $0.sink.name == sink }) {
+            // Another client's activity took this one's place: it waits, and the place counts as taken.
+            tracker.preempted()
+            placesTaken[sink, default: 0] += 1
+            logger.warning(
+                "the service preempted the activity for another one on the account; it waits for a place",
+                ["sink": sink, "slug": frame.slug])
+            trackers[sink]?[frame.slug] = tracker
+            dirty.insert(TrackerKey(sink: sink, slug: frame.slug))
+            updateSlots(binding)
+            persist()
+            return
+        }
         trackers[sink]?[frame.slug] = tracker
         dirty.insert(TrackerKey(sink: sink, slug: frame.slug))
         // The service refused the end for good: nothing will be sent for this activity again.

@@ -65,6 +65,8 @@ public struct ActivityTracker: Sendable {
     /// Kept off the phone while more jobs run than it shows (`Sink.maxOngoing`): what this tracker
     /// decides is dropped, and it starts with the whole card when a slot frees.
     public private(set) var waiting = false
+    /// Preempted by the service: the activity is still there, preempted, until an end closes it.
+    public private(set) var openWhileWaiting = false
     private var priority: Int?
     /// The source that reported this job (carried into every frame).
     public private(set) var source: String?
@@ -355,10 +357,21 @@ public struct ActivityTracker: Sendable {
         needsResync = true
     }
 
+    /// The service preempted the activity for another one on the account: the job waits; its end,
+    /// when it comes, still closes the preempted activity there.
+    public mutating func preempted() {
+        discardWhileWaiting()
+        openWhileWaiting = lifecycle == .running || lifecycle == .ending
+    }
+
+    /// The end of a preempted activity left (see `preempted()`).
+    public mutating func closedWhileWaiting() { openWhileWaiting = false }
+
     /// A slot is free: a running job starts its Live Activity with the whole card (nothing for a
     /// job that ended while it waited).
     public mutating func show(at now: Double) -> [ActivityFrame] {
         waiting = false
+        openWhileWaiting = false
         guard lifecycle == .running else { return [] }
         return [restartFrame(reason: .start, at: now)]
     }

@@ -34,7 +34,13 @@ public enum PushWardRequests {
     /// `fullContent`, used to re-seed after a create).
     public static func update(_ frame: ActivityFrame, fullContent: Bool = false) -> PushWardRequest {
         var body: [String: JSONValue] = [:]
-        if let state = frame.activityState { body["state"] = .string(state) }
+        // An update or a final card keeps the state (omitted = keep): an explicit `ongoing` would take a
+        // preempted activity back from whoever took its place, and the service would then preempt
+        // another; without it the service answers 422 and the sink learns of the preemption.
+        let keeps = (frame.kind == .update || frame.kind == .final) && !fullContent
+        if let state = frame.activityState, !(keeps && state == "ongoing") {
+            body["state"] = .string(state)
+        }
         var content = fullContent || frame.kind == .seed ? frame.content : frame.patch
         if fullContent || frame.kind == .seed, case .object(var members) = content {
             // A start replaces the whole card: the service keeps an ended activity's content, and

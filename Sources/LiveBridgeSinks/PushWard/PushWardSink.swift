@@ -97,6 +97,16 @@ public struct PushWardSink: Sink {
         do {
             requests += 1
             try await send(PushWardRequests.update(frame), frame: frame)
+        } catch let error where error.status == 422 && (frame.kind == .update || frame.kind == .final) {
+            // A plain update refused: the activity may have been preempted (another client's went
+            // ongoing as a sixth); the service says so when asked.
+            requests += 1
+            if await state(of: frame.slug) == "preempted" {
+                throw SinkError(
+                    .rejected, code: SinkError.preempted, status: 422,
+                    message: "\(frame.slug) was preempted by the service (a sixth activity went ongoing)")
+            }
+            throw error
         } catch let error where error.code == "activity.not_found" {
             if frame.kind == .end { return DeliveryReceipt(requests: requests, appliedAt: clock.now) }
             // Deleted, expired or dismissed on the service: create it again with everything.
@@ -105,6 +115,29 @@ public struct PushWardSink: Sink {
             try await send(PushWardRequests.update(frame, fullContent: true), frame: frame)
         }
         return DeliveryReceipt(requests: requests, appliedAt: clock.now)
+    }
+
+    /// `GET /activities?state=preempted`: the account's preempted activities (the first page,
+    /// 100, is more than five places can have lost).
+    public func preemptedSlugs() async -> [String]? {
+        let request = httpRequest(
+            PushWardRequest(method: "GET", path: "/activities?state=preempted&limit=100"), sequence: nil)
+        guard let response = try? await transport.execute(request), response.isSuccess,
+            let json = try? JSONParser.parse(response.body)
+        else { return nil }
+        // Older answers are a bare array, current ones `{items, next_cursor}`.
+        let items = json.arrayValue ?? json["items"]?.arrayValue ?? []
+        return items.compactMap { $0["slug"]?.stringValue }
+    }
+
+    /// The service's `state` of `slug` (`ongoing`, `ended`, `preempted`), nil when unknown.
+    private func state(of slug: String) async -> String? {
+        let request = httpRequest(
+            PushWardRequest(method: "GET", path: "/activities/" + PushWardRequests.escapeSlug(slug)), sequence: nil)
+        guard let response = try? await transport.execute(request), response.isSuccess,
+            let json = try? JSONParser.parse(response.body)
+        else { return nil }
+        return json["state"]?.stringValue
     }
 
     /// `GET /auth/me`: reachability, key validity and the month's quota.
