@@ -151,4 +151,34 @@ struct OngoingLimitTests {
             "\(between.map { ($0.time - base, $0.status) })")
         await bridge.shutdown()
     }
+
+    @Test("a job waiting for a place still waits after a restart of LiveBridge, and starts when one ends")
+    func waitingSurvivesRestart() async throws {
+        let clock = VirtualClock(start: VirtualBridge.start)
+        let store = MemoryStateStore()
+        let fake = try FakePushWardServer(apiKey: VirtualBridge.apiKey, clock: clock)
+        defer { fake.shutdown() }
+        let base = clock.now
+        // Six jobs: f (priority 3) takes e's place (priority 0) at 100 s; e waits.
+        let six = Array(Self.jobs.prefix(6))
+        let updates = Self.updates(from: base).filter { update in six.contains { $0.slug == update.slug } }
+        let first = try await VirtualBridge(clock: clock, pushward: fake, store: store)
+        try await first.play(updates.filter { ($0.observedAt ?? 0) < base + 200 }, through: base + 200, step: 5)
+        #expect(fake.ongoing == ["a", "b", "c", "d", "f"])
+        let before = fake.records.count
+        // LiveBridge restarts at 200 s.
+        let second = try await VirtualBridge(clock: clock, pushward: fake, store: store)
+        await second.deliver()
+        #expect(await second.engine.tracker(sink: "phone", slug: "e")?.waiting == true)
+        #expect(fake.records.dropFirst(before).allSatisfy { $0.path != "/activities/e" })
+        try await second.play(updates.filter { ($0.observedAt ?? 0) >= base + 200 }, through: base + 50 * 60, step: 5)
+        #expect(fake.violations.isEmpty, "\(fake.violations)")
+        #expect(fake.preemptions.isEmpty && fake.peakOngoing == 5)
+        // e came back when c ended (10 min 40 s), as a fresh start, and ended.
+        let lifecycles = fake.activity("e")?.lifecycles ?? []
+        try #require(lifecycles.count == 2)
+        #expect(abs(lifecycles[1].lowerBound - (base + 645)) <= 10)
+        await first.shutdown()
+        await second.shutdown()
+    }
 }
