@@ -316,16 +316,10 @@ public actor ActivityEngine {
             let preempted = await binding.sink.preemptedSlugs()
         {
             for slug in preempted {
-                guard var tracker = trackers[name]?[slug], tracker.holdsSlot, tracker.lifecycle == .running else {
+                guard let tracker = trackers[name]?[slug], tracker.holdsSlot, tracker.lifecycle == .running else {
                     continue
                 }
-                tracker.preempted()
-                trackers[name]?[slug] = tracker
-                placesTaken[name, default: 0] += 1
-                dirty.insert(TrackerKey(sink: name, slug: slug))
-                logger.warning(
-                    "the service preempted the activity for another one on the account; it waits for a place",
-                    ["sink": name, "slug": slug])
+                notePreempted(sink: name, slug: slug)
             }
         }
         guard let limit = places(binding) else { return }
@@ -345,6 +339,16 @@ public actor ActivityEngine {
             await deliver(frames, to: binding)
         }
         updateSlots(binding)
+    }
+
+    /// Another client's activity took `slug`'s place: it waits, and the place counts as taken.
+    private func notePreempted(sink: String, slug: String) {
+        trackers[sink]?[slug]?.preempted()
+        placesTaken[sink, default: 0] += 1
+        dirty.insert(TrackerKey(sink: sink, slug: slug))
+        logger.warning(
+            "the service preempted the activity for another one on the account; it waits for a place",
+            ["sink": sink, "slug": slug])
     }
 
     /// The places on the phone this sink may use: `maxOngoing`, less those another client took.
@@ -434,14 +438,8 @@ public actor ActivityEngine {
         guard var tracker = trackers[sink]?[frame.slug] else { return }
         tracker.frameRejected(frame)
         if error.code == SinkError.preempted, let binding = bindings.first(where: { $0.sink.name == sink }) {
-            // Another client's activity took this one's place: it waits, and the place counts as taken.
-            tracker.preempted()
-            placesTaken[sink, default: 0] += 1
-            logger.warning(
-                "the service preempted the activity for another one on the account; it waits for a place",
-                ["sink": sink, "slug": frame.slug])
             trackers[sink]?[frame.slug] = tracker
-            dirty.insert(TrackerKey(sink: sink, slug: frame.slug))
+            notePreempted(sink: sink, slug: frame.slug)
             updateSlots(binding)
             persist()
             return

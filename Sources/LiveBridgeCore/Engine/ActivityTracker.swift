@@ -320,14 +320,21 @@ public struct ActivityTracker: Sendable {
     /// automations and the service's records keep pointing at it): the end, then a start with the
     /// whole card and a fresh `end_date`. Two requests that leave together, never coalesced.
     private mutating func renew(at now: Double) -> [ActivityFrame] {
+        var end = liveActivityEnd(reason: .renewal, at: now)
+        end.paused = lastPhaseKind == "paused"
+        return [end, restartFrame(reason: .renewal, at: now)]
+    }
+
+    /// Ends the current Live Activity of a job that goes on (a renewal, a displacement): the card
+    /// as it stands, `state: ended`.
+    private mutating func liveActivityEnd(reason: PushReason, at now: Double) -> ActivityFrame {
         sequence += 1
         var end = ActivityFrame(
             slug: slug, name: name, kind: .end, activityState: "ended", patch: .object([:]), content: stored,
-            priority: priority, truthProgress: truth?.progress, time: now, reason: .renewal, sequence: sequence)
+            priority: priority, truthProgress: truth?.progress, time: now, reason: reason, sequence: sequence)
         end.source = source
         end.essential = true
-        end.paused = lastPhaseKind == "paused"
-        return [end, restartFrame(reason: .renewal, at: now)]
+        return end
     }
 
     /// A start of a fresh Live Activity for the running job: the whole card from the latest
@@ -380,12 +387,7 @@ public struct ActivityTracker: Sendable {
     public mutating func displace(at now: Double) -> [ActivityFrame] {
         waiting = true
         guard lifecycle == .running else { return [] }
-        sequence += 1
-        var end = ActivityFrame(
-            slug: slug, name: name, kind: .end, activityState: "ended", patch: .object([:]), content: stored,
-            priority: priority, truthProgress: truth?.progress, time: now, reason: .displaced, sequence: sequence)
-        end.source = source
-        end.essential = true
+        let end = liveActivityEnd(reason: .displaced, at: now)
         needsResync = true
         return [end]
     }

@@ -120,11 +120,7 @@ public struct PushWardSink: Sink {
     /// `GET /activities?state=preempted`: the account's preempted activities (the first page,
     /// 100, is more than five places can have lost).
     public func preemptedSlugs() async -> [String]? {
-        let request = httpRequest(
-            PushWardRequest(method: "GET", path: "/activities?state=preempted&limit=100"), sequence: nil)
-        guard let response = try? await transport.execute(request), response.isSuccess,
-            let json = try? JSONParser.parse(response.body)
-        else { return nil }
+        guard let json = await getJSON("/activities?state=preempted&limit=100") else { return nil }
         // Older answers are a bare array, current ones `{items, next_cursor}`.
         let items = json.arrayValue ?? json["items"]?.arrayValue ?? []
         return items.compactMap { $0["slug"]?.stringValue }
@@ -132,12 +128,14 @@ public struct PushWardSink: Sink {
 
     /// The service's `state` of `slug` (`ongoing`, `ended`, `preempted`), nil when unknown.
     private func state(of slug: String) async -> String? {
-        let request = httpRequest(
-            PushWardRequest(method: "GET", path: "/activities/" + PushWardRequests.escapeSlug(slug)), sequence: nil)
-        guard let response = try? await transport.execute(request), response.isSuccess,
-            let json = try? JSONParser.parse(response.body)
-        else { return nil }
-        return json["state"]?.stringValue
+        await getJSON("/activities/" + PushWardRequests.escapeSlug(slug))?["state"]?.stringValue
+    }
+
+    /// A GET whose successful JSON answer is all that matters (nil for anything else).
+    private func getJSON(_ path: String) async -> JSONValue? {
+        let request = httpRequest(PushWardRequest(method: "GET", path: path), sequence: nil)
+        guard let response = try? await transport.execute(request), response.isSuccess else { return nil }
+        return try? JSONParser.parse(response.body)
     }
 
     /// `GET /auth/me`: reachability, key validity and the month's quota.
