@@ -51,6 +51,8 @@ struct NotificationConfigTests {
             (#", notify: { on: ["failure"], when: "always" }"#, "", "sinks[0].notify.when: unknown key"),
             (#", notify: "failure""#, "", "sinks[0].notify: expected an object"),
             ("", #", notify: { on: [1] }"#, "sources[0].notify.on[0]: expected a string"),
+            (", maxOngoing: 0", "", "sinks[0].maxOngoing: 0 is outside 1…50"),
+            (#", maxOngoing: "five""#, "", "sinks[0].maxOngoing: expected a whole number"),
         ])
     func badInput(sink: String, source: String, message: String) {
         do {
