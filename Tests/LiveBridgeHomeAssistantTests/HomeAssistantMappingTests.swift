@@ -217,7 +217,7 @@ struct HomeAssistantMappingTests {
         #expect(throws: HomeAssistantValueError.self) { try read("tomorrow", deviceClass: "timestamp") }
     }
 
-    @Test("a duration sensor re-anchors the finish only beyond the tolerance; derived progress")
+    @Test("a duration sensor counts down from its own report, at its own resolution; derived progress")
     func relativeRemainingAnchoring() throws {
         var mapping = HomeAssistantEntityMapping(entity: "input_select.washer_state", slug: "washer")
         mapping.startStates = ["washing"]
@@ -225,22 +225,47 @@ struct HomeAssistantMappingTests {
         mapping.remaining = HomeAssistantValueSource(entity: "sensor.washer_remaining")
         var mapper = HomeAssistantActivityMapper(mappings: [mapping])
         let unit: JSONValue = ["unit_of_measurement": "min", "device_class": "duration"]
-        _ = mapper.receive(
+        let first = mapper.receive(
             try changes([
                 "a": [
                     "input_select.washer_state": ["s": "washing"], "sensor.washer_remaining": ["s": "30", "a": unit],
                 ]
             ]),
             at: 1000)
-        // 59 s later the minute sensor still says 30: the finish stays at 1000 + 1800.
-        let jitter = mapper.receive(try changes(["c": ["sensor.washer_remaining": ["+": ["s": "29"]]]]), at: 1059)
-        #expect(jitter.updates.first?.eta == .remaining(2800 - 1059))
-        let progress: Double = jitter.updates.first?.progress ?? 0
-        let expected: Double = 1 - 1741.0 / 1800
-        #expect(abs(progress - expected) < 1e-9)
-        // 10 minutes more appear: re-anchored.
-        let moved = mapper.receive(try changes(["c": ["sensor.washer_remaining": ["+": ["s": "39"]]]]), at: 1070)
+        #expect(first.updates.first?.eta == .remaining(1800))
+        #expect(first.updates.first?.etaResolution == 60)
+        // The minute sensor reports 29 at 1059: true then, so the finish is 1059 + 1740.
+        let report = mapper.receive(try changes(["c": ["sensor.washer_remaining": ["+": ["s": "29"]]]]), at: 1059)
+        #expect(report.updates.first?.eta == .remaining(1740))
+        #expect(report.updates.first?.etaResolution == 60)
+        let progress: Double = report.updates.first?.progress ?? 0
+        #expect(abs(progress - (1 - 1740.0 / 1800)) < 1e-9)
+        let step: Double = report.updates.first?.progressResolution ?? 0
+        #expect(abs(step - 60.0 / 1800) < 1e-12)
+        // The program changes at 1100 without a new report: the 29 minutes count from 1059, not
+        // from 1100 (a value restamped with another entity's change would push the finish 41 s late).
+        let program = mapper.receive(
+            try changes(["c": ["input_select.washer_state": ["+": ["s": "rinsing"]]]]), at: 1100)
+        #expect(program.updates.first?.eta == .remaining(2799 - 1100))
+        // Ten more minutes appear: the new report is the truth at once (no adapter-side filtering).
+        let moved = mapper.receive(try changes(["c": ["sensor.washer_remaining": ["+": ["s": "39"]]]]), at: 1110)
         #expect(moved.updates.first?.eta == .remaining(39 * 60))
+        // A snapshot after a reconnect carries Home Assistant's own time of the last report.
+        mapper.expectSnapshot()
+        let snapshot = mapper.receive(
+            try changes([
+                "a": [
+                    "input_select.washer_state": ["s": "rinsing"],
+                    "sensor.washer_remaining": ["s": "37", "a": unit, "lc": 1170, "lu": 1180],
+                ]
+            ]),
+            at: 1200)
+        #expect(snapshot.updates.first?.eta == .remaining(1180 + 37 * 60 - 1200))
+        // Fractional minutes are exact: no resolution is claimed.
+        let fraction = mapper.receive(
+            try changes(["c": ["sensor.washer_remaining": ["+": ["s": "36.5"]]]]), at: 1230)
+        #expect(fraction.updates.first?.eta == .remaining(36.5 * 60))
+        #expect(fraction.updates.first?.etaResolution == nil)
     }
 
     @Test("a timestamp sensor is an absolute end; an input_datetime uses its timestamp attribute")

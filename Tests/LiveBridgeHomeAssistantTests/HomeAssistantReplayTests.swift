@@ -97,3 +97,46 @@ struct HomeAssistantReplayTests {
             })
     }
 }
+
+@Suite("Home Assistant: a real washer's minute sensor")
+struct HomeAssistantRealWasherTests {
+    static let base = 1_781_517_600.0
+
+    /// The real Home Assistant 2024.3 recording of `bench/recordings/homeassistant` (an 8-minute
+    /// program, whole percent every 30 s, remaining in whole minutes every 60 s, `ceil`): the
+    /// program starts at t = 5.0 and ends at t = 485.3.
+    static func updates() throws -> [ActivityUpdate] {
+        try HomeAssistantReplay.updates(lines: Fixture.lines("washer_8m_real.jsonl"), base: base)
+    }
+
+    @Test("the remaining minutes count down from their own report: every finish stated is the true one")
+    func finishFromItsOwnReport() throws {
+        // From the sensor's first report of this program (t = 5.018; until then it still says the
+        // 0 left at the end of the previous one).
+        let running = try Self.updates().filter { $0.phase == .active && $0.observedAt! >= Self.base + 5.018 }
+        #expect(running.count > 20)
+        let end = Self.base + 485.3
+        for update in running {
+            guard case .remaining(let left) = update.eta, let at = update.observedAt else {
+                Issue.record("no remaining time at \((update.observedAt ?? 0) - Self.base)")
+                continue
+            }
+            // A `ceil`ed minute reported at r says the end lies in (r + 60(N−1), r + 60N]; here every
+            // report falls on a whole minute of the program, so r + 60N is the end. A program change
+            // between reports (t = 245.1, 389.1) restamping the last value would say 60 s later.
+            #expect(
+                at + left >= end - 1 && at + left <= end + 2, "at \(at - Self.base): finish \(at + left - Self.base)")
+            #expect(update.etaResolution == 60)
+        }
+    }
+
+    @Test("the 8-minute washer costs at most 1.5 × the oracle's pushes + 1, within ε")
+    func washerEconomy() throws {
+        let result = EconomySimulation(model: .interpolating, settings: EconomySettings()).run(try Self.updates())
+        let washer = try #require(result.activities.first { $0.slug == "washer" })
+        // The oracle needs 4 (the start, two program changes, the end): a person sees the card
+        // change twice, and the bar is kept within ε on a non-linear program.
+        #expect(washer.pushes <= 7, "\(result.pushes.map { ($0.time - Self.base, $0.frame.reason.rawValue) })")
+        #expect(washer.maxError <= EconomySettings().maxDisplayError)
+    }
+}

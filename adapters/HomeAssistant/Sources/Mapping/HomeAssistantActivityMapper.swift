@@ -32,7 +32,9 @@ public struct HomeAssistantActivityMapper: Sendable {
     struct Run: Sendable {
         enum Phase: Sendable { case unknown, idle, active, paused }
         var phase: Phase = .unknown
-        var anchoredFinish: Double?
+        /// When the relative remaining time in `lastTime` was reported: it counts down from then,
+        /// not from whenever another entity of the activity changes.
+        var remainingAt: Double?
         var startRemaining: Double?
         var decidedPercent: Bool?
         var lastProgress: Double?
@@ -47,12 +49,6 @@ public struct HomeAssistantActivityMapper: Sendable {
     public let eventType: String
     /// Added to every absolute time read from Home Assistant (replays move recordings in time).
     public var absoluteShift: Double
-    /// A relative remaining time re-anchors the finish only when it moved by more than
-    /// max(`reanchorMinimum`, `reanchorFraction` × remaining) seconds, so minute-resolution
-    /// sensors do not make the finish jitter.
-    public var reanchorMinimum: Double = 60
-    /// See `reanchorMinimum`.
-    public var reanchorFraction: Double = 0.05
     /// A timer that goes idle more than this many seconds before `finishes_at` was cancelled.
     public var timerCancelMargin: Double = 5
     /// The current states.
@@ -200,9 +196,21 @@ public struct HomeAssistantActivityMapper: Sendable {
         let paused = run.phase == .paused
         // Remaining time.
         var time: HomeAssistantTimeValue?
+        var resolution = 0.0
         if let source = mapping.remaining {
+            let entity = source.entityID(default: mapping.entity)
             do throws(HomeAssistantValueError) {
-                if let value = try readRemaining(source, mapping: mapping) { run.lastTime = value }
+                if let value = try readRemaining(source, mapping: mapping) {
+                    // A value is true when its entity reported it: a report in this diff is true
+                    // now; a snapshot or a poll carries Home Assistant's own time of the report.
+                    if touched?.contains(entity) == true {
+                        run.remainingAt = now
+                    } else if value != run.lastTime || run.remainingAt == nil {
+                        run.remainingAt = table[entity]?.lastUpdated.map { min(now, $0 + absoluteShift) } ?? now
+                    }
+                    run.lastTime = value
+                }
+                resolution = remainingResolution(source, mapping: mapping, value: run.lastTime)
             } catch {
                 problem = "remaining time from \(describe(source, mapping)): \(error.message)"
             }
@@ -223,31 +231,18 @@ public struct HomeAssistantActivityMapper: Sendable {
         case .finishesAt(let finish):
             eta = .finishesAt(finish)
             secondsLeft = max(0, finish - now)
-            run.anchoredFinish = nil
         case .remaining(let seconds):
-            if paused {
-                run.anchoredFinish = nil
-                eta = .remaining(seconds)
-                secondsLeft = seconds
-            } else {
-                let estimate = now + seconds
-                if let anchored = run.anchoredFinish,
-                    abs(estimate - anchored) <= max(reanchorMinimum, reanchorFraction * seconds)
-                {
-                    eta = .remaining(max(0, anchored - now))
-                    secondsLeft = max(0, anchored - now)
-                } else {
-                    run.anchoredFinish = estimate
-                    eta = .remaining(seconds)
-                    secondsLeft = seconds
-                }
-            }
+            // Paused, the remaining time holds still; running, it counts down from its report.
+            let left = paused ? seconds : max(0, (run.remainingAt ?? now) + seconds - now)
+            eta = .remaining(left)
+            secondsLeft = left
         case nil:
             break
         }
 
         // Progress.
         var progress: Double?
+        var progressResolution: Double?
         if let source = mapping.progress {
             do throws(HomeAssistantValueError) {
                 if let value = try readProgress(source, mapping: mapping, decided: &run.decidedPercent) {
@@ -269,6 +264,7 @@ public struct HomeAssistantActivityMapper: Sendable {
             let start = max(run.startRemaining ?? secondsLeft, secondsLeft)
             run.startRemaining = start
             progress = start > 0 ? 1 - secondsLeft / start : nil
+            if start > 0 { progressResolution = resolution / start }
         }
         if mapping.progress == nil, let progress { run.lastProgress = progress }
 
@@ -278,7 +274,9 @@ public struct HomeAssistantActivityMapper: Sendable {
         let update = ActivityUpdate(
             slug: mapping.slug, name: name(mapping, main), phase: paused ? .paused : .active,
             content: content(mapping, main: main, label: label, accent: mapping.accentColor), progress: progress,
-            eta: eta, priority: mapping.priority, observedAt: now)
+            eta: eta, priority: mapping.priority, observedAt: now,
+            progressResolution: progressResolution.flatMap { $0 > 0 ? $0 : nil },
+            etaResolution: resolution > 0 ? resolution : nil)
         return (update, problem)
     }
 
@@ -344,6 +342,27 @@ public struct HomeAssistantActivityMapper: Sendable {
         guard !state.isUnavailable else { return nil }
         return try HomeAssistantValueReading.progress(
             .string(state.state), unit: state.unit, scale: mapping.progressScale, decidedPercent: &decided)
+    }
+
+    /// How precisely a relative remaining time is stated: a whole number of minutes (or hours,
+    /// or days) says no more than its unit; seconds, clock texts and fractions are exact.
+    private func remainingResolution(
+        _ source: HomeAssistantValueSource, mapping: HomeAssistantEntityMapping, value: HomeAssistantTimeValue?
+    ) -> Double {
+        guard case .remaining(let seconds) = value, let state = table[source.entityID(default: mapping.entity)]
+        else { return 0 }
+        let unit =
+            source.attribute != nil
+            ? mapping.remainingUnit : mapping.remainingUnit ?? (state.deviceClass == "duration" ? state.unit : nil)
+        let unitSeconds: Double
+        switch unit {
+        case "min": unitSeconds = 60
+        case "h": unitSeconds = 3600
+        case "d": unitSeconds = 86400
+        default: return 0
+        }
+        let count = seconds / unitSeconds
+        return abs(count - count.rounded()) < 1e-9 ? unitSeconds : 0
     }
 
     private func readRemaining(_ source: HomeAssistantValueSource, mapping: HomeAssistantEntityMapping)
