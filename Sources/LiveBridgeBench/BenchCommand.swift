@@ -134,6 +134,7 @@ extension BenchCommand {
             "finishPadErrorShare": \.finishPadErrorShare, "errorLookaheadGaps": \.errorLookaheadGaps,
             "driftAnchorShare": \.driftAnchorShare,
             "steadyFinishSteps": \.steadyFinishSteps, "etaMoveMinimum": \.etaMoveMinimum,
+            "etaJobFraction": \.etaJobFraction,
         ]
     }
 

@@ -432,6 +432,15 @@ struct BenchReport: Sendable {
                             "staleNumbers": .int(Int64(invariants.staleNumbers)),
                             "withinCoalescingWindow": .int(Int64(invariants.coalescing)),
                         ],
+                        "variants": .array(
+                            row.jobs.map { job in
+                                [
+                                    "seed": .int(Int64(job.seed)), "pushes": .int(Int64(job.pushes)),
+                                    "oracle": .int(Int64(job.oracle)), "ratio": .number(Self.round(job.ratio)),
+                                    "maxError": .number(Self.round(job.maxError)),
+                                    "invariants": .int(Int64(job.invariants.total)),
+                                ]
+                            }),
                     ]
                 })
         }

@@ -310,7 +310,8 @@ public struct EconomyPolicy: Sendable {
                 var date = endDate(
                     forFinish: finish, progress: plan.progress, fixed: sample.fixedFinish, frozen: frozen, at: now)
                 if remaining < window { date = max(date, (finish + 2 * settings.deadlineLead).rounded()) }
-                date = keptEndDate(date, current: current, truth: sample, memory: memory, at: now)
+                date = keptEndDate(
+                    date, progress: plan.progress, current: current, truth: sample, memory: memory, at: now)
                 plan.endDate = date
                 plan.live = true
                 plan.progress = leaning(plan.progress, toward: date, truth: sample, memory: memory, at: now)
@@ -327,16 +328,24 @@ public struct EconomyPolicy: Sendable {
     /// `etaReversalWindow`, by no more than the ETA tolerance, the countdown stays where it is
     /// (the bar's drift is then what `leaning` absorbs): a countdown that jumps later and back
     /// earlier minutes apart is read as noise, and nothing a person acts on changed.
-    func keptEndDate(_ date: Double, current: DisplayAnchor?, truth: TruthSample, memory: Memory, at now: Double)
-        -> Double
-    {
+    func keptEndDate(
+        _ date: Double, progress: Double, current: DisplayAnchor?, truth: TruthSample, memory: Memory,
+        at now: Double
+    ) -> Double {
         guard !truth.fixedFinish, let current, current.live, let pushed = current.endDate,
             pushed > now + settings.deadlineLead, let movedAt = memory.lastETAMoveAt,
             let movedLater = memory.lastETAMoveLater, now - movedAt < settings.etaReversalWindow,
             (date > pushed) != movedLater,
             abs(date - pushed) <= etaTolerance(truth, memory: memory, remaining: max(0, pushed - now))
         else { return date }
-        return pushed
+        // Only as far as the bar can afford it: the kept `end_date` sets the new bar's slope, and
+        // one that leaves it more than half of ε from the truth at the finish (a washer's fast
+        // spin read against an end a minute late) would only be corrected again. It moves no
+        // further back than that.
+        let affordable = settings.maxDisplayError / 2 * max(1, pushed - now) / max(0.01, 1 - progress)
+        let move = date - pushed
+        guard abs(move) > affordable else { return pushed }
+        return (pushed + (move > 0 ? move - affordable : move + affordable)).rounded()
     }
 
     /// A bar's slope is set by its `end_date`; when the measured pace differs, the bar drifts from
@@ -485,7 +494,9 @@ public struct EconomyPolicy: Sendable {
                 return stalled(memory, at: t) ? .displayError : nil
             }
             let remaining = max(0, finish - t)
-            var tolerance = etaTolerance(truth, memory: memory, remaining: remaining) * budget.widening
+            var tolerance =
+                etaTolerance(truth, memory: memory, remaining: remaining, age: jobAge(at: t, s.startedAt))
+                * budget.widening
             let progressNow = progress(truth, memory: memory, at: t) ?? anchor.progress
             let expected = self.endDate(
                 forFinish: finish, progress: progressNow, fixed: truth.fixedFinish, frozen: frozen, at: t)
@@ -524,14 +535,14 @@ public struct EconomyPolicy: Sendable {
     /// less than the source can resolve — twice its own resolution (whole minutes), and one step
     /// of a stepwise progress at the pace (a whole percent of a ten-hour print is six minutes the
     /// progress cannot resolve).
-    func etaTolerance(_ truth: TruthSample, memory: Memory, remaining: Double) -> Double {
+    func etaTolerance(_ truth: TruthSample, memory: Memory, remaining: Double, age: Double = 0) -> Double {
         var stepDuration = 0.0
         if truth.resolution > 0, let rate = pace(memory, at: truth.time), rate > 0 {
             stepDuration = truth.resolution / rate
         }
         return max(
-            settings.etaToleranceMinimum, settings.etaToleranceFraction * remaining, 2 * truth.finishResolution,
-            stepDuration)
+            settings.etaToleranceMinimum, settings.etaToleranceFraction * remaining,
+            settings.etaJobFraction * (age + remaining), 2 * truth.finishResolution, stepDuration)
     }
 
     /// Static displays: the remaining-time label does not tick on the device.

@@ -9,6 +9,10 @@ public struct EconomySettings: Sendable, Hashable {
     public var etaToleranceMinimum: Double = 60
     /// See `etaToleranceMinimum`.
     public var etaToleranceFraction: Double = 0.25
+    /// …and never less than this share of the whole job (its age plus the time left): near the
+    /// end of a five-hour print a countdown a few minutes off is within what any estimate of it
+    /// knows, and the bar itself is still held within ε.
+    public var etaJobFraction: Double = 0.05
     /// Seconds between the final `ongoing` frame and `state: ended` in a two-phase end.
     public var endDisplay: Double = 4
     /// A sink whose activities iOS ends at an age (`Sink.lifecycleLimit`, 8 h ongoing for
