@@ -309,7 +309,12 @@ public struct EconomyPolicy: Sendable {
             if remaining >= window || tail, plan.progress < 1 {
                 var date = endDate(
                     forFinish: finish, progress: plan.progress, fixed: sample.fixedFinish, frozen: frozen, at: now)
-                if remaining < window { date = max(date, (finish + 2 * settings.deadlineLead).rounded()) }
+                if remaining < window {
+                    // The end arrives one of the source's usual gaps after the progress reaches
+                    // the finish; the deadline re-anchor fires `deadlineLead` before `end_date`.
+                    let arrival = finish + settings.deadlineLead + (memory.pace.gap ?? settings.deadlineLead)
+                    date = max(date, arrival.rounded(.up))
+                }
                 date = keptEndDate(
                     date, progress: plan.progress, current: current, truth: sample, memory: memory, at: now)
                 plan.endDate = date
