@@ -48,6 +48,13 @@ for example in examples/*.json5 examples/systemd/livebridge.env; do
     install -m 0644 "$example" "$stage/usr/share/doc/livebridge/examples/"
 done
 
+# Debian policy's changelog: one entry for this build (the date of the commit it was built from,
+# so a rebuild of the same tree gives the same file).
+changed=$(git log -1 --format=%cD 2>/dev/null || date -R)
+printf 'livebridge (%s) unstable; urgency=medium\n\n  * Built from the LiveBridge source tree (README, docs/).\n\n -- %s  %s\n' \
+    "$version" "$maintainer" "$changed" | gzip -9n >"$stage/usr/share/doc/livebridge/changelog.Debian.gz"
+chmod 0644 "$stage/usr/share/doc/livebridge/changelog.Debian.gz"
+
 # The unit as examples/systemd has it, for /usr/bin and without the `make install` steps.
 {
     cat <<'HEADER'

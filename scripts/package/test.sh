@@ -118,6 +118,9 @@ step "what the package installed"
 mode=$(stat -c '%a %U' "$root/etc/livebridge/livebridge.json5")
 echo "/etc/livebridge/livebridge.json5: mode $mode"
 [ "$mode" = "600 root" ] || fail "the config must be mode 600, owned by root (got $mode)"
+zcat "$root/usr/share/doc/livebridge/changelog.Debian.gz" | head -1 | grep -q "^livebridge ($(in_root livebridge version | awk '{print $2}')) " \
+    || fail "/usr/share/doc/livebridge/changelog.Debian.gz has no entry for the installed version"
+echo "/usr/share/doc/livebridge/changelog.Debian.gz: $(zcat "$root/usr/share/doc/livebridge/changelog.Debian.gz" | head -1)"
 in_root sh -c 'cat /var/lib/dpkg/info/livebridge.conffiles'
 grep -q '^/etc/livebridge/livebridge.json5$' "$root/var/lib/dpkg/info/livebridge.conffiles" \
     || fail "the config is not a conffile"
