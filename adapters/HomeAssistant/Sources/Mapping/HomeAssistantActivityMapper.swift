@@ -351,11 +351,8 @@ public struct HomeAssistantActivityMapper: Sendable {
     ) -> Double {
         guard case .remaining(let seconds) = value, let state = table[source.entityID(default: mapping.entity)]
         else { return 0 }
-        let unit =
-            source.attribute != nil
-            ? mapping.remainingUnit : mapping.remainingUnit ?? (state.deviceClass == "duration" ? state.unit : nil)
         let unitSeconds: Double
-        switch unit {
+        switch Self.remainingUnit(source, mapping: mapping, state: state) {
         case "min": unitSeconds = 60
         case "h": unitSeconds = 3600
         case "d": unitSeconds = 86400
@@ -371,8 +368,8 @@ public struct HomeAssistantActivityMapper: Sendable {
         guard let state = table[source.entityID(default: mapping.entity)] else { return nil }
         if let attribute = source.attribute {
             return try HomeAssistantValueReading.remaining(
-                state.attributes[attribute] ?? .null, deviceClass: nil, unit: mapping.remainingUnit,
-                absoluteShift: absoluteShift)
+                state.attributes[attribute] ?? .null, deviceClass: nil,
+                unit: Self.remainingUnit(source, mapping: mapping, state: state), absoluteShift: absoluteShift)
         }
         guard !state.isUnavailable else { return nil }
         if state.domain == "input_datetime", mapping.remainingUnit == nil {
@@ -384,8 +381,17 @@ public struct HomeAssistantActivityMapper: Sendable {
                 state.attributes["timestamp"] ?? .null, deviceClass: nil, unit: "timestamp",
                 absoluteShift: absoluteShift)
         }
-        let unit = mapping.remainingUnit ?? (state.deviceClass == "duration" ? state.unit : nil)
         return try HomeAssistantValueReading.remaining(
-            .string(state.state), deviceClass: state.deviceClass, unit: unit, absoluteShift: absoluteShift)
+            .string(state.state), deviceClass: state.deviceClass,
+            unit: Self.remainingUnit(source, mapping: mapping, state: state), absoluteShift: absoluteShift)
+    }
+
+    /// The unit a plain-number remaining time is read in: the configured one, else (for the
+    /// entity's own state) its `device_class: duration` unit.
+    private static func remainingUnit(
+        _ source: HomeAssistantValueSource, mapping: HomeAssistantEntityMapping, state: HomeAssistantEntityState
+    ) -> String? {
+        if source.attribute != nil { return mapping.remainingUnit }
+        return mapping.remainingUnit ?? (state.deviceClass == "duration" ? state.unit : nil)
     }
 }
