@@ -13,9 +13,9 @@ import LiveBridgeApp
 enum BenchTrajectories {
     static var standard: [BenchTrajectory] { catalog(scale: 1) }
 
-    /// `--quick`: the same jobs, the synthetic ones shortened to a fifth (debug builds in the test
-    /// suite replay them in a fraction of the time).
-    static var quick: [BenchTrajectory] { catalog(scale: 0.2) }
+    /// `--quick`: the typical jobs, the synthetic ones shortened to a fifth (debug builds in the
+    /// test suite replay them in a fraction of the time); the stress variants only in the full run.
+    static var quick: [BenchTrajectory] { catalog(scale: 0.2).filter(\.typical) }
 
     /// Every job; synthetic durations (and sizes) multiplied by `scale`.
     static func catalog(scale: Double) -> [BenchTrajectory] {
@@ -49,6 +49,13 @@ enum BenchTrajectories {
             recorded("sabnzbd-h-stall-45s", "the news server silent 45 s at 40 %", "h-stall-45s"),
             recorded("sabnzbd-h-stall-75s", "silent 75 s: SABnzbd drops its connections", "h-stall-75s"),
             recorded("sabnzbd-i-pause-job", "one job paused (not the queue) 20 s at 30 %", "i-pause-job"),
+            // The same recordings from a server 60 times slower: hour-long jobs counted in whole
+            // articles a minute or more apart, polled every 30 s.
+            slower("sabnzbd-a-steady-1h", "60 MiB at 17 KiB/s", "../../Tests/LiveBridgeSABnzbdTests/Fixtures/a-steady"),
+            slower("sabnzbd-b-speedchange-1h", "the rate halved at 50 %", "../recordings/sabnzbd/b-speedchange"),
+            slower("sabnzbd-e-repair-1h", "repaired by par2 (the total grows)", "../recordings/sabnzbd/e-repair"),
+            slower("sabnzbd-h-stall-1h", "the news server silent 15 min at 40 %", "../recordings/sabnzbd/h-stall"),
+            slower("sabnzbd-i-pause-job-1h", "one job paused 20 min at 30 %", "../recordings/sabnzbd/i-pause-job"),
             BenchTrajectory(
                 "ha-washer-8m", .washer,
                 "real Home Assistant 2024.3: progress in whole % every 30 s, remaining in whole minutes every 60 s",
@@ -112,6 +119,15 @@ enum BenchTrajectories {
             name, .download, "SABnzbd 4.5.0 recording: \(summary)",
             AdapterRecording(
                 "../recordings/sabnzbd/\(folder)/raw.jsonl", format: StandardComponents.sabnzbdReplay.format))
+    }
+
+    /// A SABnzbd recording in `folder` played 60 times slower (`StretchedSABnzbdRecording`).
+    static func slower(_ name: String, _ summary: String, _ folder: String) -> BenchTrajectory {
+        BenchTrajectory(
+            name, .download, "SABnzbd 4.5.0 recording ×60 slower: \(summary)",
+            StretchedSABnzbdRecording(
+                recording: AdapterRecording("\(folder)/raw.jsonl", format: StandardComponents.sabnzbdReplay.format),
+                factor: 60), typical: false)
     }
 
     /// `3h`, `24m`: a duration for a job's name.

@@ -98,12 +98,17 @@ struct BenchTrajectory: Sendable {
     var kind: BenchJobKind
     var summary: String
     var source: any TrajectorySource
+    /// Drawn for the month simulation (a typical month's jobs); false for the stress variants.
+    var typical: Bool
 
-    init(_ name: String, _ kind: BenchJobKind, _ summary: String, _ source: any TrajectorySource) {
+    init(
+        _ name: String, _ kind: BenchJobKind, _ summary: String, _ source: any TrajectorySource, typical: Bool = true
+    ) {
         self.name = name
         self.kind = kind
         self.summary = summary
         self.source = source
+        self.typical = typical
     }
 
     /// Loads the observations with the slug set to `slug` (default: the trajectory's name).
@@ -111,7 +116,7 @@ struct BenchTrajectory: Sendable {
         let updates = try source.updates(base: base, directory: directory)
         return LoadedTrajectory(
             name: name, kind: kind, summary: summary, origin: source.origin,
-            updates: updates.map { $0.rebased(by: 0, slug: name) })
+            updates: updates.map { $0.rebased(by: 0, slug: name) }, typical: typical)
     }
 }
 
@@ -122,6 +127,7 @@ struct LoadedTrajectory: Sendable {
     var summary: String
     var origin: String
     var updates: [ActivityUpdate]
+    var typical = true
 
     /// First and last observation times.
     var start: Double { updates.first?.observedAt ?? 0 }

@@ -45,7 +45,7 @@ struct MonthBench: Sendable {
         var random = BenchRandom(seed: seed)
         var jobs: [(Double, LoadedTrajectory, String)] = []
         func pick(_ kind: BenchJobKind) -> LoadedTrajectory? {
-            let candidates = trajectories.filter { $0.kind == kind }
+            let candidates = trajectories.filter { $0.kind == kind && $0.typical }
             guard !candidates.isEmpty else { return nil }
             return candidates[Int(random.next() % UInt64(candidates.count))]
         }

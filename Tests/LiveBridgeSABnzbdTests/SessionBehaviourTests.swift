@@ -102,6 +102,27 @@ struct SessionBehaviourTests {
         #expect(moving.first?.stateText == "Downloading")
     }
 
+    @Test("a slow download counted in whole articles 90 s apart is not stalled between its steps")
+    mutating func slowArticles() {
+        // 17 KB/s with 1.5 MB articles: the byte count moves every 90 s, polled every 30 s.
+        var left = 60.0
+        var states: [String] = []
+        _ = poll(Make.queue([Make.slot("a", mb: 60, left: left)], kbps: 17, timeleft: "0:59:00"), after: 0)
+        for step in 0..<30 {
+            if step % 3 == 2 { left -= 1.5 }
+            let updates = poll(
+                Make.queue([Make.slot("a", mb: 60, left: left)], kbps: 17, timeleft: "0:58:00"), after: 30)
+            states += updates.compactMap(\.stateText)
+        }
+        #expect(!states.contains("Stalled"), "states: \(states)")
+        #expect(session.stallThreshold >= 3 * 90 - 1e-9)
+        // Silent for three of its usual gaps: now it is stalled.
+        var stalled: [ActivityUpdate] = []
+        for _ in 0..<10 {
+            stalled += poll(Make.queue([Make.slot("a", mb: 60, left: left)], kbps: 0, timeleft: "0:00:00"), after: 30)
+        }
+        #expect(stalled.last?.stateText == "Stalled")
+    }
     @Test("history: a job being processed joins, an old finished one does not, a fresh one does")
     mutating func historyJoins() {
         let old = Make.done("old", mb: 5, completed: time - 3600)

@@ -41,6 +41,13 @@ public struct SABnzbdSession: Sendable {
     var segmentStart: Double?
     var segmentBase: Double = 0
     var lastAdvanceAt: Double?
+    /// Seconds between the session's last few advances of the byte count, across stalls and
+    /// pauses: how long a quiet stretch this download usually has (see `stallThreshold`).
+    var advanceGaps: [Double] = []
+    var previousAdvanceAt: Double?
+    /// The highest reading of SABnzbd's speed meter since the byte count last moved (or the
+    /// session began), stalls included.
+    var quietPeakSpeed: Double = 0
     var rate: TransferRateEstimator
     var knownFinalIDs: Set<String> = []
     var historySeen = false
@@ -281,7 +288,27 @@ public struct SABnzbdSession: Sendable {
         advanced = 0
         segmentStart = nil
         lastAdvanceAt = nil
+        advanceGaps.removeAll()
+        previousAdvanceAt = nil
+        quietPeakSpeed = 0
         rate.reset()
+    }
+
+    /// How long without a new byte before the card says "Stalled": `stallAfter`, or three of this
+    /// download's usual gaps between advances when they are longer (a slow download counted in
+    /// whole articles moves once a minute or less, and is not stalled between its steps).
+    public var stallThreshold: Double {
+        guard !advanceGaps.isEmpty else { return settings.stallAfter }
+        let sorted = advanceGaps.sorted()
+        return max(settings.stallAfter, 3 * sorted[sorted.count / 2])
+    }
+
+    private mutating func noteAdvance(at t: Double) {
+        if let previousAdvanceAt, t > previousAdvanceAt {
+            advanceGaps.append(t - previousAdvanceAt)
+            if advanceGaps.count > 5 { advanceGaps.removeFirst() }
+        }
+        previousAdvanceAt = t
     }
 
     // MARK: - Stages
@@ -337,10 +364,20 @@ public struct SABnzbdSession: Sendable {
         }
         if queue.bytesPerSecond > 0 { speedSamples += 1 }
         rate.add(time: t, done: advanced)
-        if gained > 0 { lastAdvanceAt = t }
+        if gained > 0 {
+            lastAdvanceAt = t
+            noteAdvance(at: t)
+            quietPeakSpeed = 0
+        }
+        quietPeakSpeed = max(quietPeakSpeed, queue.bytesPerSecond)
         let started = advanced > segmentBase || queue.bytesPerSecond > 0 || job.doneBytes > 0
         let quietSince = lastAdvanceAt ?? segmentStart ?? t
-        if t - quietSince >= settings.stallAfter { return .stalled }
+        // SABnzbd's speed meter decays within seconds when nothing arrives (halving every few
+        // seconds); one holding at least half of its highest reading since the count last moved
+        // says bytes are flowing into articles not yet complete: slow, not stalled. A stall once
+        // shown ends with the bytes, not with the meter waking (one card change, not two).
+        let flowing = queue.bytesPerSecond > 0 && queue.bytesPerSecond >= 0.5 * quietPeakSpeed
+        if t - quietSince >= stallThreshold, stage == .stalled || !flowing { return .stalled }
         return started ? .downloading : .waiting
     }
 
