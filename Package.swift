@@ -1,6 +1,28 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+// How the release build of `livebridge` (what `make release`, `make deb` and the bench measure) is
+// linked, for a small resident set (docs/performance.md, "Memory and CPU"):
+// - lld with packed relative relocations (DT_RELR, glibc 2.36+): the start-up no longer reads a
+//   megabyte of R_X86_64_RELATIVE entries, the binary stays position-independent;
+// - no --export-dynamic: the dynamic symbol table holds what the libraries need, not every
+//   LiveBridge symbol; `_gnutls_global_init_skip` (Sources/livebridge/main.swift) is exported so
+//   that GnuTLS, which libcurl4 loads for librtmp and LiveBridge never calls, skips its start-up;
+// - libstdc++ (which only the Swift runtime uses) linked from its static archive:
+//   scripts/link/libstdc++.so is a linker script that the -L makes `-lstdc++` find first.
+let daemonReleaseLinking: [LinkerSetting] = [
+    .unsafeFlags(
+        [
+            "-use-ld=lld",
+            "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+            "-Xlinker", "--no-export-dynamic",
+            "-Xlinker", "--export-dynamic-symbol=_gnutls_global_init_skip",
+            "-L", "\(Context.packageDirectory)/scripts/link",
+        ],
+        .when(platforms: [.linux], configuration: .release)
+    )
+]
+
 let package = Package(
     name: "LiveBridge",
     products: [
@@ -42,7 +64,7 @@ let package = Package(
                 "LiveBridgeSABnzbd", "LiveBridgeBambu", "LiveBridgeHomeAssistant",
             ]
         ),
-        .executableTarget(name: "livebridge", dependencies: ["LiveBridgeApp"]),
+        .executableTarget(name: "livebridge", dependencies: ["LiveBridgeApp"], linkerSettings: daemonReleaseLinking),
         // The bench is a program of its own: it may use Foundation (Process, …), `livebridge` does not.
         .target(
             name: "LiveBridgeBench",
@@ -109,5 +131,8 @@ for target in package.targets where target.type != .system && target.name != "CL
         .enableUpcomingFeature("ExistentialAny"),
         .enableUpcomingFeature("MemberImportVisibility"),
         .enableUpcomingFeature("InternalImportsByDefault"),
+        // Smaller code for the release build: LiveBridge's own pages are most of what it keeps
+        // resident, and no path in it is CPU-bound (docs/performance.md, "Memory and CPU").
+        .unsafeFlags(["-Osize"], .when(configuration: .release)),
     ]
 }
