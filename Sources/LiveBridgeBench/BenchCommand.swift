@@ -134,7 +134,8 @@ extension BenchCommand {
             "finishPadErrorShare": \.finishPadErrorShare, "errorLookaheadGaps": \.errorLookaheadGaps,
             "driftAnchorShare": \.driftAnchorShare,
             "steadyFinishSteps": \.steadyFinishSteps, "etaMoveMinimum": \.etaMoveMinimum,
-            "etaJobFraction": \.etaJobFraction,
+            "etaJobFraction": \.etaJobFraction, "staircaseOffsetShare": \.staircaseOffsetShare,
+            "staircaseMinimumGap": \.staircaseMinimumGap,
         ]
     }
 

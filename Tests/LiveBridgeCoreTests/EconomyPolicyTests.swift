@@ -443,3 +443,63 @@ struct LongJobCountdownTests {
         #expect(!late(strict).isEmpty)
     }
 }
+
+/// A count in steps coarser than ε, polled between its steps.
+@Suite("Economy policy: coarse staircases")
+struct CoarseStaircaseTests {
+    static let base = 1_781_517_600.0
+
+    /// A small download from a slow server: SABnzbd counts it in whole articles (`steps` of them),
+    /// one every `gap` seconds (±5 %: a steady server), polled every 30 s, with an exact remaining
+    /// time.
+    static func articleStaircase(steps: Int, gap: Double, seed: UInt64) -> [ActivityUpdate] {
+        var random = SeededRandom(seed: seed)
+        var arrivals: [Double] = []
+        var t = 0.0
+        for _ in 0..<steps {
+            t += gap * Double.random(in: 0.95...1.05, using: &random)
+            arrivals.append(t)
+        }
+        let end = t
+        var updates: [ActivityUpdate] = []
+        var poll = 0.0
+        while poll < end {
+            let done = arrivals.filter { $0 <= poll }.count
+            updates.append(
+                ActivityUpdate(
+                    slug: "download", name: "SABnzbd", phase: .active, content: GenericContent(state: "Downloading"),
+                    progress: Double(done) / Double(steps), eta: .remaining(end - poll), observedAt: base + poll))
+            poll += 30
+        }
+        updates.append(
+            ActivityUpdate(
+                slug: "download", name: "SABnzbd", phase: .ended(.success), content: GenericContent(state: "Complete"),
+                progress: 1, observedAt: base + end + 1))
+        return updates
+    }
+
+    @Test(
+        "a count in coarse steps polled between them is followed through the middle of its steps: half the pushes of a glide from each step's corner",
+        arguments: [(20, 90.0, 1 as UInt64), (20, 120.0, 2), (25, 75.0, 3), (17, 100.0, 4)])
+    func coarseStaircase(steps: Int, gap: Double, seed: UInt64) {
+        let updates = Self.articleStaircase(steps: steps, gap: gap, seed: seed)
+        let result = EconomySimulation(model: .interpolating, settings: EconomySettings()).run(updates)
+        var corner = EconomySettings()
+        corner.staircaseOffsetShare = 0
+        let fromCorners = EconomySimulation(model: .interpolating, settings: corner).run(updates)
+        func corrections(_ run: EconomySimulation.Result) -> Int {
+            run.pushes.filter { $0.frame.reason == .displayError }.count
+        }
+        // Each step is 4–6 % of the bar, more than ε: a glide from each step's corner is a step
+        // ahead of the count before every next step and costs a correction or two per step. Steps
+        // arriving ±5 % off their schedule leave no glide within ε of the count everywhere (the
+        // middle of a 6 % step is 3 % from its edges); the one through the middle is the closest.
+        #expect(
+            2 * corrections(result) <= corrections(fromCorners),
+            "\(corrections(result)) vs \(corrections(fromCorners))")
+        #expect(2 * result.totalPushes <= fromCorners.totalPushes + 2)
+        let error = result.activities.first?.maxError ?? 1
+        let cornerError = fromCorners.activities.first?.maxError ?? 0
+        #expect(error <= cornerError + 1e-9, "max error \(error) vs \(cornerError)")
+    }
+}

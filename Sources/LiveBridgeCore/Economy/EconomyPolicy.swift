@@ -171,10 +171,17 @@ public struct EconomyPolicy: Sendable {
     /// The progress at `now`: the last value extrapolated from the time it was true (a stepwise
     /// value from when its step was first seen) at the pace, never for a truth older than
     /// `truthMaximumAge`, standing still while stalled.
+    ///
+    /// A source whose reports are a coarse staircase (the same count again between steps of more
+    /// than half of ε: SABnzbd's articles in a small download) is followed by a glide through the
+    /// middle of its steps: up to half a step below the count when the step is new, as far above
+    /// it when the next one is due. A glide from the step's corner would be a whole step ahead of
+    /// the count before each step, and a step of more than ε would cost a push every step.
     public func progress(_ truth: TruthSample, memory: Memory, at now: Double) -> Double? {
         guard let p = truth.progress else { return nil }
         let age = now - truth.progressTime
-        guard age > 0, age <= settings.truthMaximumAge, p < 1 else { return p }
+        let offset = staircaseOffset(memory)
+        guard age > 0 || offset > 0, age <= settings.truthMaximumAge, p < 1 else { return p }
         let rate: Double
         // Stall and overdue steps are judged by what the observations show (at the latest
         // observation), not by how late this decision is taken.
@@ -185,13 +192,33 @@ public struct EconomyPolicy: Sendable {
         } else {
             return p
         }
-        var base = (time: truth.progressTime, progress: p)
-        if truth.resolution > 0, let corner = memory.pace.corners.last, abs(corner.progress - p) < 1e-9 {
-            // A stepwise value is the floor of the truth since the step was first seen (a sampled
-            // source may have moved on since without saying so: no cap at the next step).
-            base = (corner.time, p)
+        guard let corner = memory.pace.corners.last, abs(corner.progress - p) < 1e-9 else {
+            return min(1, max(p, p + rate * age))
         }
-        return min(1, max(p, base.progress + rate * (now - base.time)))
+        if offset > 0, let step = memory.pace.step {
+            // No further than where the glide is due to meet its next step while that step is
+            // overdue (a stall shows as the bar standing still), never as far as ε from the count
+            // (a bar pushed there would be off by ε the moment it lands).
+            let glide = p + rate * (now - corner.time) - offset
+            let reach = settings.staircaseOffsetShare * settings.maxDisplayError
+            return min(1, max(p - offset, min(p + min(step - offset, reach), glide)))
+        }
+        // A stepwise value is the floor of the truth since the step was first seen (a sampled
+        // source may have moved on since without saying so: no cap at the next step).
+        let base = truth.resolution > 0 ? corner.time : truth.progressTime
+        return min(1, max(p, p + rate * (now - base)))
+    }
+
+    /// How far below a coarse staircase's count the glide runs when its step is new: nothing for
+    /// steps of half of ε or less (one step ahead costs little), rising to half the step at steps
+    /// of ε, at most `staircaseOffsetShare` × ε. Only for steps at least `staircaseMinimumGap`
+    /// apart (see there).
+    func staircaseOffset(_ memory: Memory) -> Double {
+        guard memory.pace.repeats, let step = memory.pace.step, let gap = memory.pace.gap,
+            gap >= settings.staircaseMinimumGap
+        else { return 0 }
+        let epsilon = settings.maxDisplayError
+        return max(0, min(step / 2, step - epsilon / 2, settings.staircaseOffsetShare * epsilon))
     }
 
     /// The finish the policy believes at `now`: the source's own (a fixed finish unchanged),
@@ -295,7 +322,12 @@ public struct EconomyPolicy: Sendable {
         let sample = truth ?? TruthSample(progress: 0, time: now, finish: nil, fixedFinish: false)
         let progress = self.progress(sample, memory: memory, at: now) ?? fallbackProgress ?? 0
         var plan = Plan(progress: min(1, max(0, progress)), endDate: nil, live: false, finish: nil, time: now)
-        guard !paused, let finish = self.finish(sample, memory: memory, at: now) else { return plan }
+        // A bar standing still shows the count itself, not a glide's path through its steps.
+        let standing = max(plan.progress, min(1, max(0, sample.progress ?? 0)))
+        guard !paused, let finish = self.finish(sample, memory: memory, at: now) else {
+            plan.progress = standing
+            return plan
+        }
         plan.finish = finish
         let remaining = finish - now
         switch model {
@@ -325,6 +357,7 @@ public struct EconomyPolicy: Sendable {
             plan.endDate = finish.rounded()
             plan.remaining = max(0, remaining).rounded()
         }
+        if !plan.live { plan.progress = standing }
         return plan
     }
 

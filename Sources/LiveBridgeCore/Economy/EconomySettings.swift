@@ -153,6 +153,14 @@ public struct EconomySettings: Sendable, Hashable {
     /// 0 = on the truth.
     public var driftAnchorShare: Double = 0.6
 
+    /// A coarse staircase source's glide runs up to half a step below its count when the step is
+    /// new (`EconomyPolicy.progress`), but never more than this share of ε: the pushed bar must
+    /// still be within ε of the count it is pushed on.
+    public var staircaseOffsetShare: Double = 0.8
+    /// …for steps at least this many seconds apart: a push reaches the phone up to a coalescing
+    /// window and a network trip late, and a glide aimed at the middle of a step that lasts
+    /// little longer lands on the next one (a one-minute download's articles 1.5 s apart).
+    public var staircaseMinimumGap: Double = 4
     /// An `end_date` moving by less than this (seconds) is rounding, not a move of the countdown
     /// (the reversal rules look only at real moves).
     public var etaMoveMinimum: Double = 30

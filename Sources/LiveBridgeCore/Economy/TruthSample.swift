@@ -44,6 +44,11 @@ public struct PaceEstimate: Sendable, Hashable {
     private(set) var corners: [Corner] = []
     /// Smoothed seconds between two advances.
     private(set) var gap: Double?
+    /// Smoothed size of the progress's advances.
+    private(set) var step: Double?
+    /// True once the source said the same progress again after it moved: a count polled between
+    /// its steps (SABnzbd's articles, a printer's whole percent), whose reports are a staircase.
+    private(set) var repeats = false
 
     public init() {}
 
@@ -64,7 +69,12 @@ public struct PaceEstimate: Sendable, Hashable {
             corners.append(Corner(time: time, progress: progress))
             return true
         }
-        guard progress > last.progress + 1e-9, time > last.time else { return false }
+        guard progress > last.progress + 1e-9, time > last.time else {
+            if time > last.time, abs(progress - last.progress) <= 1e-9 { repeats = true }
+            return false
+        }
+        let advance = progress - last.progress
+        self.step = self.step.map { 0.7 * $0 + 0.3 * advance } ?? advance
         var step = time - last.time
         if corners.count >= 2, step > stallGap {
             // The first advance after a stall or a pause: the pace is the job's speed while it
@@ -101,6 +111,8 @@ public struct PaceEstimate: Sendable, Hashable {
     mutating func reset() {
         corners.removeAll()
         gap = nil
+        step = nil
+        repeats = false
     }
 
     /// Progress per second as of `now`, nil before the advances span `minimumSpan` and three of the
