@@ -93,9 +93,13 @@ struct RecordedScenarioTests {
         #expect(paused.allSatisfy { abs(($0.progress ?? 0) - 0.3173) < 0.01 })
         let pausedAt = try #require(paused.first?.observedAt)
         #expect(abs(pausedAt - 23.0) < 0.1)
-        // The first sample after the resume gives no ETA yet (the speed meter is warming up).
+        // The first sample after the resume: SABnzbd's speed meter is warming up (its timeleft
+        // runs long), so the remaining time comes from the rate before the pause, 1 MiB/s.
         let resumed = try #require(updates.first { $0.stateText == "Downloading" && ($0.observedAt ?? 0) > pausedAt })
-        #expect(resumed.eta == nil)
+        let resumedAt = try #require(resumed.observedAt)
+        let left = try #require(resumed.eta.map { $0.finish(observedAt: resumedAt) - resumedAt })
+        let expected = (1 - (resumed.progress ?? 0)) * 61.92
+        #expect(abs(left - expected) < 0.1 * expected, "\(left) s left, \(expected) s at 1 MiB/s")
         let end = try #require(updates.last)
         // SABnzbd's download_time (62 s) excludes the 20 s pause.
         #expect(end.phase == .ended(.success) && end.subtitleText == "1 job · 62 MB · 1.0 MB/s avg")

@@ -102,6 +102,51 @@ struct SessionBehaviourTests {
         #expect(moving.first?.stateText == "Downloading")
     }
 
+    @Test("a job paused while its articles still land says Paused once they stop: one card change, count settled")
+    mutating func pauseWhileArticlesLand() {
+        var left = 40.0
+        for _ in 0..<8 {
+            left -= 1.5
+            _ = poll(Make.queue([Make.slot("a", mb: 60, left: left)], kbps: 1000, timeleft: "0:00:30"), after: 1.5)
+        }
+        // Paused by the user: SABnzbd finishes the three articles it was fetching.
+        var states: [String] = []
+        for _ in 0..<3 {
+            left -= 1.5
+            let paused = Make.queue([Make.slot("a", status: "Paused", mb: 60, left: left)], kbps: 1000)
+            states += poll(paused, after: 1.5).compactMap(\.stateText)
+        }
+        #expect(!states.contains("Job paused"), "\(states)")
+        // The connections go idle: the meter reads 0.
+        let settled = poll(Make.queue([Make.slot("a", status: "Paused", mb: 60, left: left)], kbps: 0), after: 1.5)
+        #expect(settled.first?.stateText == "Job paused" && settled.first?.phase == .paused)
+        #expect(abs(session.progress - (60 - left) / 60) < 1e-6, "the bar ends on the bytes that landed")
+        // A late article after the card says paused does not bring "Downloading" back.
+        left -= 0.4
+        let late = poll(Make.queue([Make.slot("a", status: "Paused", mb: 60, left: left)], kbps: 0), after: 1.5)
+        #expect(late.allSatisfy { $0.stateText == "Job paused" })
+    }
+
+    @Test("resumed, the remaining time comes from the rate before the pause, not SABnzbd's warming meter")
+    mutating func resumeUsesEarlierRate() {
+        var left = 50.0
+        for _ in 0..<10 {
+            left -= 1.5
+            _ = poll(Make.queue([Make.slot("a", mb: 60, left: left)], kbps: 1024, timeleft: "0:00:45"), after: 1.5)
+        }
+        for _ in 0..<10 {
+            _ = poll(Make.queue([Make.slot("a", mb: 60, left: left)], paused: true, kbps: 0), after: 3)
+        }
+        // Resumed: the meter starts from 100 KB/s and SABnzbd says ten times too long.
+        _ = poll(Make.queue([Make.slot("a", mb: 60, left: left)], kbps: 100, timeleft: "0:06:00"), after: 1)
+        _ = poll(Make.queue([Make.slot("a", mb: 60, left: left)], kbps: 300, timeleft: "0:02:00"), after: 1)
+        left -= 1.5
+        let moving = poll(Make.queue([Make.slot("a", mb: 60, left: left)], kbps: 500, timeleft: "0:01:12"), after: 1)
+        let remaining = moving.last?.eta.map { $0.finish(observedAt: time) - time }
+        // 1 MiB/s before the pause: `left` MiB in about `left` seconds.
+        #expect(remaining.map { abs($0 - left) < 0.2 * left } == true, "\(String(describing: remaining))")
+    }
+
     @Test("a slow download counted in whole articles 90 s apart is not stalled between its steps")
     mutating func slowArticles() {
         // 17 KB/s with 1.5 MB articles: the byte count moves every 90 s, polled every 30 s.

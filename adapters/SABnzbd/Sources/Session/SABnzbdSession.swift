@@ -49,6 +49,8 @@ public struct SABnzbdSession: Sendable {
     /// session began), stalls included.
     var quietPeakSpeed: Double = 0
     var rate: TransferRateEstimator
+    /// The last rate measured in this session, kept across the restarts that reset `rate`.
+    var earlierRate: Double?
     var knownFinalIDs: Set<String> = []
     var historySeen = false
     var historyPostProcessing = 0
@@ -291,6 +293,7 @@ public struct SABnzbdSession: Sendable {
         advanceGaps.removeAll()
         previousAdvanceAt = nil
         quietPeakSpeed = 0
+        earlierRate = nil
         rate.reset()
     }
 
@@ -301,6 +304,19 @@ public struct SABnzbdSession: Sendable {
         guard !advanceGaps.isEmpty else { return settings.stallAfter }
         let sorted = advanceGaps.sorted()
         return max(settings.stallAfter, 3 * sorted[sorted.count / 2])
+    }
+
+    /// True right after a pause while the articles already on their way still land (SABnzbd
+    /// finishes the ones it was fetching: a few more steps over the next seconds). The card goes
+    /// on saying what it said — bytes are still arriving — and says "Paused" once they stop, in
+    /// one change instead of a paused card whose count still moves. Once shown paused, it stays
+    /// paused until downloading resumes.
+    private func articlesLanding(_ queue: SABnzbdQueue, gained: Double, at t: Double) -> Bool {
+        // SABnzbd's meter reads 0 the moment its connections are idle.
+        guard stage == .downloading, let lastAdvanceAt, queue.bytesPerSecond > 0 else { return false }
+        let sorted = advanceGaps.sorted()
+        let usual = sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+        return gained > 0 || t - lastAdvanceAt <= max(2, 1.5 * usual)
     }
 
     private mutating func noteAdvance(at t: Double) {
@@ -319,6 +335,9 @@ public struct SABnzbdSession: Sendable {
             Self.downloadingStatuses.contains($0.status) && ($0.remainingBytes > 0 || $0.status == "Grabbing")
         }
         if queue.paused, let first = sessionSlots.first {
+            if articlesLanding(queue, gained: gained, at: t) {
+                return (moving(queue, job: first, gained: gained, at: t), first.id)
+            }
             return (.paused, first.id)
         }
         if let active {
@@ -338,6 +357,9 @@ public struct SABnzbdSession: Sendable {
             return (.propagating, propagating.id)
         }
         if let paused = sessionSlots.first(where: { $0.status == "Paused" }) {
+            if articlesLanding(queue, gained: gained, at: t) {
+                return (moving(queue, job: paused, gained: gained, at: t), paused.id)
+            }
             return (.jobPaused, paused.id)
         }
         if let first = sessionSlots.first {
@@ -364,6 +386,7 @@ public struct SABnzbdSession: Sendable {
         }
         if queue.bytesPerSecond > 0 { speedSamples += 1 }
         rate.add(time: t, done: advanced)
+        if let measured = rate.rate { earlierRate = measured }
         if gained > 0 {
             lastAdvanceAt = t
             noteAdvance(at: t)
@@ -387,6 +410,12 @@ public struct SABnzbdSession: Sendable {
         guard remaining > 0 else { return nil }
         if let finish = rate.finish(remaining: remaining, now: time) {
             return .remaining(finish - time)
+        }
+        // Resumed after a pause or a stall, before the rate can be measured again: SABnzbd's
+        // speed meter starts from nothing and its `timeleft` runs long for the next seconds,
+        // while the rate the server gave before is the better guess.
+        if let earlier = earlierRate, earlier > 0 {
+            return .remaining(remaining / earlier)
         }
         // Too early for a measured rate: SABnzbd's own estimate, but never the first sample after
         // a (re)start, when the speed meter is still warming up.
