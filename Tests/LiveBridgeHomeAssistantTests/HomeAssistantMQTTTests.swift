@@ -242,6 +242,12 @@ struct HomeAssistantMQTTTests {
             _ = try await waitForStates(ha, "the device removed after retainDevices", timeout: 60) { states in
                 Self.entities.allSatisfy { states[$0] == nil }
             }
+            // The sink writes its device list after it has published the removal: HA may see the
+            // removal first.
+            let written = ContinuousClock.now + .seconds(10)
+            while bridge.persistedDevices?["dryer"] != nil, ContinuousClock.now < written {
+                try await Task.sleep(for: .milliseconds(100))  // poll interval of a bounded wait
+            }
             #expect(bridge.persistedDevices?["dryer"] == nil)
             #expect(bridge.persistedDevices != nil)
 
