@@ -28,17 +28,12 @@ public final class ChildProcess: Sendable {
         process.standardOutput = pipe
         process.standardError = pipe
         let output = OutputBuffer()
-        pipe.fileHandleForReading.readabilityHandler = { @Sendable handle in
-            let chunk = handle.availableData
-            if chunk.isEmpty {
-                handle.readabilityHandler = nil
-            } else {
-                output.data.withLock { $0.append(chunk) }
-            }
-        }
         self.process = process
         self.output = output
         try Self.launch(process)
+        PipeDrain.start(pipe, chunk: { data in output.data.withLock { $0.append(data) } }) {
+            output.finished.signal()
+        }
     }
 
     /// Starts the process from a thread whose signal mask is empty.
@@ -92,7 +87,9 @@ public final class ChildProcess: Sendable {
     public static func run(_ executable: String, _ arguments: [String]) throws -> String {
         let child = try ChildProcess(executable, arguments)
         let status = child.wait()
-        // Give the readability handler a chance to drain: read what is left synchronously.
+        // Everything it wrote, once the reader has reached the end (bounded: a grandchild may
+        // hold the pipe open).
+        _ = child.output.finished.wait(timeout: .now() + 5)
         let text = child.outputText
         guard status == 0 else {
             throw ChildProcessError(
@@ -126,4 +123,6 @@ private final class LaunchFailure: Sendable {
 
 private final class OutputBuffer: Sendable {
     let data = Mutex(Data())
+    /// Signalled when the reader has read to the end of the pipe.
+    let finished = DispatchSemaphore(value: 0)
 }

@@ -61,14 +61,7 @@ public final class TLSTestServer: Sendable {
             }
         }
         // Keep draining so the child never blocks on a full pipe.
-        reader.readabilityHandler = { @Sendable handle in
-            let chunk = handle.availableData
-            if chunk.isEmpty {
-                handle.readabilityHandler = nil
-            } else {
-                output.text.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
-            }
-        }
+        PipeDrain.start(pipe) { chunk in output.text.withLock { $0 += String(decoding: chunk, as: UTF8.self) } }
         return TLSTestServer(port: port, process: process, output: output)
     }
 

@@ -56,22 +56,19 @@ public final class WebSocketTLSEchoServer: Sendable {
         process.standardError = pipe
         let output = OutputLog()
         let ready = WebSocketTestMailbox<Int>(label: "the Python wss:// echo server to listen")
-        pipe.fileHandleForReading.readabilityHandler = { @Sendable handle in
-            let chunk = handle.availableData
-            guard !chunk.isEmpty else {
-                handle.readabilityHandler = nil
-                ready.finish(WebSocketTestServerError("the Python wss:// echo server exited before listening"))
-                return
-            }
-            let text = output.text.withLock { output -> String in
-                output += String(decoding: chunk, as: UTF8.self)
-                return output
-            }
-            for line in text.split(separator: "\n") where line.hasPrefix("PORT ") {
-                if let port = Int(line.dropFirst(5).trimmingCharacters(in: .whitespaces)) { ready.put(port) }
-            }
-        }
         try process.run()
+        PipeDrain.start(
+            pipe,
+            chunk: { chunk in
+                let text = output.text.withLock { output -> String in
+                    output += String(decoding: chunk, as: UTF8.self)
+                    return output
+                }
+                for line in text.split(separator: "\n") where line.hasPrefix("PORT ") {
+                    if let port = Int(line.dropFirst(5).trimmingCharacters(in: .whitespaces)) { ready.put(port) }
+                }
+            },
+            end: { ready.finish(WebSocketTestServerError("the Python wss:// echo server exited before listening")) })
         do {
             let port = try await ready.next(timeout: timeout)
             return WebSocketTLSEchoServer(port: port, process: process, directory: directory, output: output)
