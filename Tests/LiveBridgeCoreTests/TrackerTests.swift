@@ -133,6 +133,43 @@ struct TrackerTests {
         #expect(frames.first?.outcome == .failure)
     }
 
+    @Test(
+        "a final card already shown is not sent again: ended follows it after endDisplay, with the outcome, across a restart"
+    )
+    func finalContentShownBeforeTheEnd() throws {
+        var job = Trajectory()
+        job.run(rate: 1.0 / 600, for: 120)
+        // The source shows the final card while it waits to be sure the job is over (SABnzbd's
+        // idle polls), then ends with the same card a second later.
+        job.progress = 1
+        var done = job.update(.active, state: "Complete", remaining: nil)
+        done.content = GenericContent(state: "Complete", icon: "checkmark.circle.fill", accentColor: "green")
+        job.updates.append(done)
+        job.time += 1
+        job.updates.append(job.update(.ended(.success), state: "Complete", remaining: nil))
+        let result = EconomySimulation(model: .interpolating, settings: settings).run(job.updates)
+        let kinds = result.pushes.map(\.frame.kind)
+        #expect(!kinds.contains(.final), "\(kinds)")
+        let shown = try #require(result.pushes.dropLast().last)
+        #expect(shown.frame.patch["state"] == "Complete" && shown.frame.patch["end_date"] == .null)
+        let end = try #require(result.pushes.last)
+        #expect(end.frame.kind == .end && end.frame.outcome == .success)
+        #expect(abs(end.time - shown.time - settings.endDisplay) < 1e-6)
+
+        // The same end with a restart between the end and `ended`: the outcome is not lost.
+        var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
+        var frames: [ActivityFrame] = []
+        for update in job.updates {
+            let time = update.observedAt ?? 0
+            frames = tracker.tick(at: time) + tracker.handle(update, at: time)
+            for frame in frames { tracker.acknowledge(frame, appliedAt: frame.time) }
+        }
+        var restored = try #require(
+            ActivityTracker(snapshot: tracker.snapshot, model: .interpolating, settings: settings))
+        let late = restored.tick(at: job.time + settings.endDisplay)
+        #expect(late.map(\.kind) == [.end] && late.first?.outcome == .success, "\(late.map(\.kind))")
+    }
+
     @Test("the seed carries end_date and live_progress; the final frame clears them with null")
     func seedAndFinalFrames() throws {
         var job = Trajectory()

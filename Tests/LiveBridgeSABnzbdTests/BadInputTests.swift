@@ -72,7 +72,8 @@ struct BadInputTests {
         #expect(ended)
         let updates = harness.updates
         #expect(updates.stateSequence == ["Downloading", "Complete"])
-        #expect(updates.dropLast().allSatisfy { !$0.isEnd && $0.stateText == "Downloading" })
+        #expect(updates.dropLast().allSatisfy { !$0.isEnd })
+        #expect(updates.prefix { $0.stateText != "Complete" }.allSatisfy { $0.stateText == "Downloading" })
         #expect(updates.last?.subtitleText == "1 job · 62 MB · 1.0 MB/s avg")
         let lines = harness.lines
         #expect(

@@ -27,6 +27,7 @@ extension ActivityTracker {
         if let lastPushAt { object["lastPushAt"] = .number(lastPushAt) }
         if let lastDetails = detailsRefreshedAt { object["lastDetailsAt"] = .number(lastDetails) }
         if let due = endDueAt { object["endDue"] = .number(due) }
+        if let outcome = pendingEndOutcome { object["endOutcome"] = .string(outcome.rawValue) }
         if let priority = activityPriority { object["priority"] = .int(Int64(priority)) }
         if let started = jobStartedAt { object["startedAt"] = .number(started) }
         if let source { object["source"] = .string(source) }
@@ -73,6 +74,7 @@ extension ActivityTracker {
             startedAt: snapshot["startedAt"]?.doubleValue, deliveredSequence: snapshot["delivered"]?.intValue,
             glided: snapshot["glided"]?.boolValue, source: snapshot["source"]?.stringValue,
             lifecycleStartedAt: snapshot["lifecycleStartedAt"]?.doubleValue,
-            waiting: snapshot["waiting"]?.boolValue ?? false)
+            waiting: snapshot["waiting"]?.boolValue ?? false,
+            endOutcome: snapshot["endOutcome"]?.stringValue.flatMap(ActivityOutcome.init(rawValue:)))
     }
 }

@@ -46,6 +46,9 @@ public struct ActivityTracker: Sendable {
     private var lastPhaseKind = "none"
     private var lastDetailsAt: Double?
     private var endDue: Double?
+    /// The outcome the `ended` frame carries when no final frame went out (the card already
+    /// showed the final content).
+    private var endOutcome: ActivityOutcome?
     private var staleTTL: Double = 0
     private var suppressedDeadline: Double?
     private var needsResync = false
@@ -142,6 +145,7 @@ public struct ActivityTracker: Sendable {
             case .ending:
                 lifecycle = .running
                 endDue = nil
+                endOutcome = nil
                 return coalesce(push(update, stable: stable, phaseKind: phaseKind, reason: .restart, at: now), at: now)
             case .running:
                 guard let reason = pushReason(update, stable: stable, phaseKind: phaseKind, at: now, budget: budget)
@@ -432,6 +436,7 @@ public struct ActivityTracker: Sendable {
     {
         lifecycle = .running
         endDue = nil
+        endOutcome = nil
         stored = .object([:])
         needsResync = false
         startedAt = now
@@ -554,6 +559,16 @@ public struct ActivityTracker: Sendable {
         if settings.effectiveEndFrames >= 2 {
             lifecycle = .ending
             endDue = now + settings.endDisplay
+            if !needsResync, let shown = self.anchor, let shownAt = lastPushAt, !shown.live,
+                abs(shown.progress - finalProgress) < 1e-9, MergePatch.diff(from: stored, to: desired) == .object([:])
+            {
+                // The card already shows the final content (the source showed it while it waited
+                // to be sure the job was over): no final frame, and the end follows `endDisplay`
+                // after that content went out.
+                endDue = max(now, shownAt + settings.endDisplay)
+                endOutcome = outcome
+                return []
+            }
             var frame = record(
                 desired: desired, anchor: anchor, kind: .final, state: "ongoing", ttls: ActivityTTLs(), reason: .final,
                 at: now)
@@ -570,6 +585,8 @@ public struct ActivityTracker: Sendable {
     private mutating func finishEnd(at now: Double) -> ActivityFrame {
         lifecycle = .ended
         endDue = nil
+        let outcome = endOutcome
+        endOutcome = nil
         sequence += 1
         lastPushAt = now
         // After a restart that lost the final frame, the end carries the whole final content.
@@ -577,7 +594,7 @@ public struct ActivityTracker: Sendable {
         needsResync = false
         var frame = ActivityFrame(
             slug: slug, name: name, kind: .end, activityState: "ended", patch: patch, content: stored,
-            priority: priority, outcome: nil, truthProgress: truth?.progress, time: now, reason: .end,
+            priority: priority, outcome: outcome, truthProgress: truth?.progress, time: now, reason: .end,
             sequence: sequence)
         frame.source = source
         return frame
@@ -648,6 +665,7 @@ public struct ActivityTracker: Sendable {
     var resyncPending: Bool { needsResync }
     var detailsRefreshedAt: Double? { lastDetailsAt }
     var endDueAt: Double? { endDue }
+    var pendingEndOutcome: ActivityOutcome? { endOutcome }
     var activityPriority: Int? { priority }
     var jobStartedAt: Double? { startedAt }
     var liveActivityStartedAt: Double? { lifecycleStartedAt }
@@ -657,9 +675,11 @@ public struct ActivityTracker: Sendable {
         lifecycle: Lifecycle, stored: JSONValue, lastStable: JSONValue, phase: String, anchor: DisplayAnchor?,
         truth: TruthSample?, lastPushAt: Double?, lastDetailsAt: Double?, endDue: Double?, staleTTL: Double,
         priority: Int?, sequence: Int, needsResync: Bool, startedAt: Double? = nil, deliveredSequence: Int? = nil,
-        glided: Bool? = nil, source: String? = nil, lifecycleStartedAt: Double? = nil, waiting: Bool = false
+        glided: Bool? = nil, source: String? = nil, lifecycleStartedAt: Double? = nil, waiting: Bool = false,
+        endOutcome: ActivityOutcome? = nil
     ) {
         self.waiting = waiting
+        self.endOutcome = endOutcome
         self.source = source
         self.startedAt = startedAt
         // Snapshots from before renewals count the Live Activity from the job's start.

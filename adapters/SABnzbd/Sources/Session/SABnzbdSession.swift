@@ -180,7 +180,7 @@ public struct SABnzbdSession: Sendable {
         }
         let card: SABnzbdCard
         if newStage == .settled {
-            card = lastLiveCard ?? finalCard().card
+            card = finalCard().card
         } else {
             card = liveCard(newStage, focus: focus, queue: queue, at: t)
             lastLiveCard = SABnzbdCard(state: card.state, icon: card.icon, accent: card.accent, subtitle: card.subtitle)
