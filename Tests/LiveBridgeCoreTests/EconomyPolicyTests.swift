@@ -32,11 +32,15 @@ struct EconomyPolicyTests {
             }
             t += 1
         }
-        updates.append(
-            ActivityUpdate(
-                slug: "washer", name: "Washer", phase: .ended(.success), content: GenericContent(state: "Done"),
-                progress: 1, observedAt: base + duration + 1))
+        updates.append(ended("washer", "Washer", state: "Done", at: base + duration + 1))
         return updates
+    }
+
+    /// A job's successful end, progress 1.
+    static func ended(_ slug: String, _ name: String, state: String, at time: Double) -> ActivityUpdate {
+        ActivityUpdate(
+            slug: slug, name: name, phase: .ended(.success), content: GenericContent(state: state), progress: 1,
+            observedAt: time)
     }
 
     @Test(
@@ -471,10 +475,7 @@ struct CoarseStaircaseTests {
                     progress: Double(done) / Double(steps), eta: .remaining(end - poll), observedAt: base + poll))
             poll += 30
         }
-        updates.append(
-            ActivityUpdate(
-                slug: "download", name: "SABnzbd", phase: .ended(.success), content: GenericContent(state: "Complete"),
-                progress: 1, observedAt: base + end + 1))
+        updates.append(EconomyPolicyTests.ended("download", "SABnzbd", state: "Complete", at: base + end + 1))
         return updates
     }
 

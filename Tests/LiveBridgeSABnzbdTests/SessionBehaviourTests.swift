@@ -16,6 +16,14 @@ struct SessionBehaviourTests {
         return session.observe(SABnzbdObservation(time: time, queue: queue, history: history))
     }
 
+    /// Job "a" (60 MiB) downloading one 1.5 MiB article a poll, 1.5 s apart, from `left` MiB left.
+    mutating func download(_ left: inout Double, polls: Int, kbps: Double) {
+        for _ in 0..<polls {
+            left -= 1.5
+            _ = poll(Make.queue([Make.slot("a", mb: 60, left: left)], kbps: kbps, timeleft: "0:00:30"), after: 1.5)
+        }
+    }
+
     @Test("Idle with slots at a job's start is waiting, never done; held back for the start grace")
     mutating func idleWithSlots() {
         let waiting = Make.queue([Make.slot("a", mb: 100, left: 100)], kbps: 0, timeleft: "0:00:00")
@@ -105,10 +113,7 @@ struct SessionBehaviourTests {
     @Test("a job paused while its articles still land says Paused once they stop: one card change, count settled")
     mutating func pauseWhileArticlesLand() {
         var left = 40.0
-        for _ in 0..<8 {
-            left -= 1.5
-            _ = poll(Make.queue([Make.slot("a", mb: 60, left: left)], kbps: 1000, timeleft: "0:00:30"), after: 1.5)
-        }
+        download(&left, polls: 8, kbps: 1000)
         // Paused by the user: SABnzbd finishes the three articles it was fetching.
         var states: [String] = []
         for _ in 0..<3 {
@@ -130,10 +135,7 @@ struct SessionBehaviourTests {
     @Test("resumed, the remaining time comes from the rate before the pause, not SABnzbd's warming meter")
     mutating func resumeUsesEarlierRate() {
         var left = 50.0
-        for _ in 0..<10 {
-            left -= 1.5
-            _ = poll(Make.queue([Make.slot("a", mb: 60, left: left)], kbps: 1024, timeleft: "0:00:45"), after: 1.5)
-        }
+        download(&left, polls: 10, kbps: 1024)
         for _ in 0..<10 {
             _ = poll(Make.queue([Make.slot("a", mb: 60, left: left)], paused: true, kbps: 0), after: 3)
         }
