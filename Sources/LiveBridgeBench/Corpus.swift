@@ -1,5 +1,6 @@
 import LiveBridgeApp
 import LiveBridgeCore
+import LiveBridgeSABnzbd
 
 /// The generated corpus: families of job trajectories, each with seeded variants, shaped like what
 /// the adapters report from real sources (the resolution, the cadence, the estimates' biases).
@@ -168,9 +169,11 @@ enum Corpus {
 
     // MARK: - Downloads
 
-    /// A download as SABnzbd reports it through the adapter: progress by bytes over a total that
-    /// may grow, `timeleft` from the speed of the last 10 s (unknown while nothing arrives), paused
-    /// stretches, post-processing at 100 %; the speed as a volatile detail.
+    /// A download as a SABnzbd answers it, through the adapter's own mapping (`SABnzbdSession`):
+    /// the queue's bytes over a total that may grow, moving in article-sized steps when `step` is
+    /// set, SABnzbd's speed meter (the mean of the last 10 s, so it lags and decays) and its
+    /// `timeleft` from it, paused stretches (a queue pause), and post-processing in the history
+    /// before the job completes there.
     static func download(
         _ r: inout BenchRandom, bytes: Double, regimes: [(Double, Double?)], interval explicitInterval: Double? = nil,
         growth: [(at: Double, bytes: Double)] = [], pauses: [(at: Double, seconds: Double)] = [], step: Double = 0,
@@ -189,16 +192,19 @@ enum Corpus {
         var pendingGrowth = growth.sorted { $0.at < $1.at }
         var pendingPauses = pauses
         var pausedUntil: Double?
-        var progress = 0.0
-        var result: [ActivityUpdate] = []
-        func emit(_ phase: ActivityPhase, _ state: String, remaining: Double?, speed: Double?) {
-            var details = GenericContent()
-            if let speed { details.subtitle = .value("\(Int((speed / 1e6).rounded())) MB/s") }
-            result.append(
-                ActivityUpdate(
-                    slug: "job", name: "SABnzbd", phase: phase,
-                    content: GenericContent(state: state, icon: "arrow.down.circle"), details: details,
-                    progress: progress, eta: remaining.map { .remaining($0) }, observedAt: base + t))
+        var downloadTime = 0.0
+        var observations: [SABnzbdObservation] = []
+        let id = "SABnzbd_nzo_corpus"
+        let name = "Corpus.Job"
+        func answer(paused: Bool, speed: Double) {
+            let left = max(0, total - reported)
+            let timeLeft = speed > 1000 && !paused ? clock(left / speed) : "0:00:00"
+            let slot = SABnzbdQueueSlot(
+                id: id, name: name, status: "Downloading", totalBytes: total, remainingBytes: left, timeLeft: timeLeft)
+            let queue = SABnzbdQueue(
+                status: paused ? "Paused" : speed > 0 ? "Downloading" : "Idle", paused: paused, bytesPerSecond: speed,
+                totalBytes: total, remainingBytes: left, timeLeft: timeLeft, slots: [slot])
+            observations.append(SABnzbdObservation(time: base + t, queue: queue, history: SABnzbdHistory()))
         }
         while reported < total - 1 {
             while let seconds = regimes[regime].1, t - regimeStart >= seconds, regime + 1 < regimes.count {
@@ -207,14 +213,14 @@ enum Corpus {
             }
             if let until = pausedUntil {
                 if t < until {
-                    emit(.paused, "Paused", remaining: nil, speed: nil)
+                    answer(paused: true, speed: 0)
                     t += interval
                     continue
                 }
                 pausedUntil = nil
                 recent.removeAll()
             }
-            if let next = pendingPauses.first, progress >= next.at {
+            if let next = pendingPauses.first, reported / total >= next.at {
                 pendingPauses.removeFirst()
                 pausedUntil = t + next.seconds
                 continue
@@ -223,29 +229,40 @@ enum Corpus {
                 pendingGrowth.removeFirst()
                 total += next.bytes
             }
-            let speedNow = recent.isEmpty ? nil : recent.reduce(0, +) / Double(recent.count)
-            let remaining = speedNow.flatMap { $0 > 1000 ? ((total - reported) / $0).rounded() : nil }
-            emit(.active, "Downloading", remaining: remaining, speed: speedNow)
+            answer(paused: false, speed: recent.isEmpty ? 0 : recent.reduce(0, +) / Double(recent.count))
             wobble = 0.8 * wobble + r.uniform(-0.08...0.08)
             let speed = max(0, regimes[regime].0 * (1 + wobble))
             done = min(total, done + speed * interval)
-            let before = reported
             reported = step > 0 && done < total ? (done / step).rounded(.down) * step : done
-            // Progress over a growing total never goes backwards: the share of what was left.
-            let left = total - before
-            if left > 0 { progress = min(1, progress + (1 - progress) * (reported - before) / left) }
             recent.append(speed)
             if Double(recent.count) * interval > 10 { recent.removeFirst() }
+            if speed > 0 { downloadTime += interval }
             t += interval
         }
-        progress = 1
+        // Downloaded: the job leaves the queue for the history's post-processing, then completes.
+        let idle = SABnzbdQueue(status: "Idle")
         let end = t + postProcessing
         while t < end {
-            emit(.active, "Post-processing", remaining: nil, speed: nil)
+            let slot = SABnzbdHistorySlot(
+                id: id, name: name, status: "Extracting", loaded: true, actionLine: "Unpacking", bytes: total)
+            observations.append(SABnzbdObservation(time: base + t, queue: idle, history: SABnzbdHistory(slots: [slot])))
             t += interval
         }
-        emit(.ended(.success), "Completed", remaining: nil, speed: nil)
-        return result
+        let completed = SABnzbdHistorySlot(
+            id: id, name: name, status: "Completed", bytes: total, downloadTime: downloadTime,
+            postProcessingTime: postProcessing, completed: base + t)
+        observations.append(
+            SABnzbdObservation(time: base + t, queue: idle, history: SABnzbdHistory(slots: [completed])))
+        return SABnzbdReplay.updates(
+            from: observations, settings: SABnzbdSessionSettings(slug: "job", name: "SABnzbd")
+        )
+    }
+
+    /// SABnzbd's `H:MM:SS`.
+    static func clock(_ seconds: Double) -> String {
+        let whole = Int(seconds.rounded())
+        return "\(whole / 3600):" + String(whole / 60 % 60 + 100).dropFirst() + ":"
+            + String(whole % 60 + 100).dropFirst()
     }
 
     /// A session of downloads: the card names the current job (`2/3 · name`), progress is over the

@@ -21,16 +21,25 @@ struct CorpusPropertyTests {
         }
     }
 
-    @Test("every family's jobs start with a seed, end with the two-phase end, and never beat the oracle")
+    @Test(
+        "every family's jobs start with a seed, end with the final content then ended, and never beat the oracle by more than a folded seed"
+    )
     func lifecycleAndOracle() {
         let bench = CorpusBench()
         for job in Self.jobs() {
             let simulation = EconomySimulation(model: .interpolating, settings: bench.settings).run(job.updates)
             let kinds = simulation.pushes.map(\.frame.kind)
             #expect(kinds.first == .seed, "\(job.family) \(job.seed)")
-            #expect(kinds.suffix(2) == [.final, .end], "\(job.family) \(job.seed): \(kinds.suffix(3))")
+            // The two-phase end, or `ended` right after a push that already showed the final card.
+            #expect(kinds.last == .end && kinds.count >= 2, "\(job.family) \(job.seed): \(kinds.suffix(3))")
+            let shown = simulation.pushes.dropLast().last?.frame.content["state"]
+            #expect(shown == simulation.pushes.last?.frame.content["state"], "\(job.family) \(job.seed)")
             let measured = bench.measure(family: job.family, seed: job.seed, job.updates)
-            #expect(measured.ratio >= 1, "\(job.family) \(job.seed): \(measured.pushes) vs oracle \(measured.oracle)")
+            // The oracle pushes at every card change and ends with one frame; LiveBridge has fewer
+            // only where its seed waited for the card that followed (`startWait`).
+            #expect(
+                measured.pushes + 1 >= measured.oracle,
+                "\(job.family) \(job.seed): \(measured.pushes) vs oracle \(measured.oracle)")
         }
     }
 
