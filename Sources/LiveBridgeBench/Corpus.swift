@@ -198,7 +198,7 @@ enum Corpus {
         let name = "Corpus.Job"
         func answer(paused: Bool, speed: Double) {
             let left = max(0, total - reported)
-            let timeLeft = speed > 1000 && !paused ? clock(left / speed) : "0:00:00"
+            let timeLeft = speed > 1000 && !paused ? SABnzbdClock.text(left / speed) : "0:00:00"
             let slot = SABnzbdQueueSlot(
                 id: id, name: name, status: "Downloading", totalBytes: total, remainingBytes: left, timeLeft: timeLeft)
             let queue = SABnzbdQueue(
@@ -256,13 +256,6 @@ enum Corpus {
         return SABnzbdReplay.updates(
             from: observations, settings: SABnzbdSessionSettings(slug: "job", name: "SABnzbd")
         )
-    }
-
-    /// SABnzbd's `H:MM:SS`.
-    static func clock(_ seconds: Double) -> String {
-        let whole = Int(seconds.rounded())
-        return "\(whole / 3600):" + String(whole / 60 % 60 + 100).dropFirst() + ":"
-            + String(whole % 60 + 100).dropFirst()
     }
 
     /// A session of downloads: the card names the current job (`2/3 · name`), progress is over the

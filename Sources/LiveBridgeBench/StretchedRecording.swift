@@ -1,6 +1,7 @@
 import Foundation
 import LiveBridgeApp
 import LiveBridgeCore
+import LiveBridgeSABnzbd
 
 /// A real SABnzbd recording played `factor` times slower: the same bytes over a server that much
 /// slower, polled as recorded (so `factor` × the recorded interval apart). Every time in it is
@@ -71,12 +72,8 @@ struct StretchedSABnzbdRecording: TrajectorySource {
         }
     }
 
-    /// SABnzbd's `H:MM:SS` (or `D:HH:MM:SS`) multiplied by `factor`.
+    /// SABnzbd's `H:MM:SS` (or `D:HH:MM:SS`) multiplied by `factor`; other text as it was.
     static func clock(_ text: String, _ factor: Double) -> String {
-        let parts = text.split(separator: ":").compactMap { Int($0) }
-        guard parts.count == text.split(separator: ":").count, !parts.isEmpty else { return text }
-        let seconds = parts.reduce(0) { $0 * 60 + $1 }
-        let scaled = Int((Double(seconds) * factor).rounded())
-        return String(format: "%d:%02d:%02d", scaled / 3600, scaled / 60 % 60, scaled % 60)
+        SABnzbdClock.seconds(text).map { SABnzbdClock.text($0 * factor) } ?? text
     }
 }

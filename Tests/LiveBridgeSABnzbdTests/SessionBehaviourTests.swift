@@ -271,6 +271,17 @@ struct SessionBehaviourTests {
         #expect(updates.first?.eta == .remaining(93784))
     }
 
+    @Test("SABnzbd's clock written back: H:MM:SS with hours past a day, whole seconds, and read back the same")
+    func clockText() {
+        #expect(SABnzbdClock.text(51) == "0:00:51")
+        #expect(SABnzbdClock.text(43384.4) == "12:03:04")
+        #expect(SABnzbdClock.text(93784) == "26:03:04")
+        #expect(SABnzbdClock.text(-3) == "0:00:00")
+        for seconds in [0.0, 59, 60, 3599, 3600, 86399, 86400, 360_000] {
+            #expect(SABnzbdClock.seconds(SABnzbdClock.text(seconds)) == seconds)
+        }
+    }
+
     @Test("a snapshot restores the same session: jobs, progress, card; finished jobs count in the summary")
     mutating func snapshotRoundTrip() throws {
         _ = poll(Make.queue([Make.slot("a", mb: 10, left: 2), Make.slot("b", mb: 10, left: 10)]), after: 0)

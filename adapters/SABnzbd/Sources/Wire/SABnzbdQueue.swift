@@ -152,4 +152,12 @@ public enum SABnzbdClock {
         guard parts.count == 3 || parts.count == 4 else { return nil }
         return ClockText.seconds(text)
     }
+
+    /// The clock SABnzbd writes for `seconds` (`H:MM:SS`, whole seconds, hours past 24 as hours).
+    public static func text(_ seconds: Double) -> String {
+        let whole = Int(max(0, seconds).rounded())
+        let minutes = whole / 60 % 60
+        let rest = whole % 60
+        return "\(whole / 3600):\(minutes < 10 ? "0" : "")\(minutes):\(rest < 10 ? "0" : "")\(rest)"
+    }
 }
