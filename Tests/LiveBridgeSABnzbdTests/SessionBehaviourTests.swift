@@ -282,7 +282,7 @@ struct SessionBehaviourTests {
         }
     }
 
-    @Test("a snapshot restores the same session: jobs, progress, card; finished jobs count in the summary")
+    @Test("a snapshot restores the same session: jobs and progress; finished jobs count in the summary")
     mutating func snapshotRoundTrip() throws {
         _ = poll(Make.queue([Make.slot("a", mb: 10, left: 2), Make.slot("b", mb: 10, left: 10)]), after: 0)
         _ = poll(Make.queue([Make.slot("b", mb: 10, left: 9)]), Make.history([Make.done("a", mb: 10, completed: time)]))

@@ -33,23 +33,12 @@ struct SABnzbdCard: Sendable, Hashable {
         return copy
     }
 
-    var json: JSONValue {
-        ["state": .string(state), "icon": .string(icon), "accent": .string(accent), "subtitle": .string(subtitle)]
-    }
-
     init(state: String, icon: String, accent: String, subtitle: String, detailedSubtitle: String? = nil) {
         self.state = state
         self.icon = icon
         self.accent = accent
         self.subtitle = subtitle
         self.detailedSubtitle = detailedSubtitle
-    }
-
-    init?(json: JSONValue?) {
-        guard let json, let state = json["state"]?.stringValue, let icon = json["icon"]?.stringValue,
-            let accent = json["accent"]?.stringValue, let subtitle = json["subtitle"]?.stringValue
-        else { return nil }
-        self.init(state: state, icon: icon, accent: accent, subtitle: subtitle)
     }
 }
 

@@ -2,7 +2,8 @@ public import LiveBridgeCore
 
 extension SABnzbdSession {
     /// The part of the session a restarted bridge needs to continue the same activity: the jobs
-    /// by `nzo_id` with what they counted, the progress and the last card.
+    /// by `nzo_id` with what they counted, and the progress (a `card` member of older snapshots is
+    /// ignored: the card follows from the next answer).
     public var snapshot: JSONValue {
         let jobList: [JSONValue] = jobs.map { job in
             [
@@ -18,7 +19,6 @@ extension SABnzbdSession {
             "emitted": .bool(emitted),
         ]
         if let startedAt { object["startedAt"] = .number(startedAt) }
-        if let lastLiveCard { object["card"] = lastLiveCard.json }
         return .object(object)
     }
 
@@ -47,6 +47,5 @@ extension SABnzbdSession {
         progress = min(1, max(0, snapshot["progress"]?.doubleValue ?? 0))
         startedAt = snapshot["startedAt"]?.doubleValue
         emitted = snapshot["emitted"]?.boolValue ?? false
-        lastLiveCard = SABnzbdCard(json: snapshot["card"])
     }
 }

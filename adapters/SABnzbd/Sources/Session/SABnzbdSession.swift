@@ -34,7 +34,6 @@ public struct SABnzbdSession: Sendable {
     public internal(set) var emitted = false
     var stage: Stage?
     var focusID: String?
-    var lastLiveCard: SABnzbdCard?
     var quietPolls = 0
     /// Bytes done over the session, only ever growing: the rate's input.
     var advanced: Double = 0
@@ -178,13 +177,7 @@ public struct SABnzbdSession: Sendable {
             // that already knows the finish saves the push that would bring it a second later.
             return []
         }
-        let card: SABnzbdCard
-        if newStage == .settled {
-            card = finalCard().card
-        } else {
-            card = liveCard(newStage, focus: focus, queue: queue, at: t)
-            lastLiveCard = SABnzbdCard(state: card.state, icon: card.icon, accent: card.accent, subtitle: card.subtitle)
-        }
+        let card = liveCard(newStage, focus: focus, queue: queue, at: t)
         let phase: ActivityPhase = [.paused, .jobPaused, .stalled].contains(newStage) ? .paused : .active
         let news = SABnzbdNews(
             card: SABnzbdCard(state: card.state, icon: card.icon, accent: card.accent, subtitle: card.subtitle),
@@ -285,7 +278,6 @@ public struct SABnzbdSession: Sendable {
         quietPolls = 0
         stage = nil
         focusID = nil
-        lastLiveCard = nil
         lastNews = nil
         advanced = 0
         segmentStart = nil
@@ -469,7 +461,9 @@ public struct SABnzbdSession: Sendable {
             return SABnzbdCard(state: text.state, icon: text.icon, accent: "purple", subtitle: subtitle).detailed(
                 detail)
         case .settled:
-            return lastLiveCard ?? finalCard().card
+            // Every job is final and the session waits out its idle polls: the summary is what the
+            // end will show, and showing it now is the push the end needed anyway.
+            return finalCard().card
         }
     }
 
@@ -539,7 +533,6 @@ public struct SABnzbdSession: Sendable {
         emitted = false
         stage = nil
         focusID = nil
-        lastLiveCard = nil
         lastNews = nil
         quietPolls = 0
         rate.reset()
