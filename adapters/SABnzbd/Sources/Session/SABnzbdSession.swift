@@ -292,10 +292,12 @@ public struct SABnzbdSession: Sendable {
     /// How long without a new byte before the card says "Stalled": `stallAfter`, or three of this
     /// download's usual gaps between advances when they are longer (a slow download counted in
     /// whole articles moves once a minute or less, and is not stalled between its steps).
-    public var stallThreshold: Double {
-        guard !advanceGaps.isEmpty else { return settings.stallAfter }
-        let sorted = advanceGaps.sorted()
-        return max(settings.stallAfter, 3 * sorted[sorted.count / 2])
+    public var stallThreshold: Double { max(settings.stallAfter, 3 * (usualAdvanceGap ?? 0)) }
+
+    /// The median of `advanceGaps`, nil before two advances.
+    var usualAdvanceGap: Double? {
+        guard !advanceGaps.isEmpty else { return nil }
+        return advanceGaps.sorted()[advanceGaps.count / 2]
     }
 
     /// True right after a pause while the articles already on their way still land (SABnzbd
@@ -306,9 +308,7 @@ public struct SABnzbdSession: Sendable {
     private func articlesLanding(_ queue: SABnzbdQueue, gained: Double, at t: Double) -> Bool {
         // SABnzbd's meter reads 0 the moment its connections are idle.
         guard stage == .downloading, let lastAdvanceAt, queue.bytesPerSecond > 0 else { return false }
-        let sorted = advanceGaps.sorted()
-        let usual = sorted.isEmpty ? 0 : sorted[sorted.count / 2]
-        return gained > 0 || t - lastAdvanceAt <= max(2, 1.5 * usual)
+        return gained > 0 || t - lastAdvanceAt <= max(2, 1.5 * (usualAdvanceGap ?? 0))
     }
 
     private mutating func noteAdvance(at t: Double) {
