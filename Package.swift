@@ -70,7 +70,7 @@ let package = Package(
             name: "LiveBridgeBench",
             dependencies: [
                 "LiveBridgeApp", "LiveBridgeCore", "LiveBridgeNet", "LiveBridgeSinks",
-                "LiveBridgeSABnzbd", "LiveBridgeBambu", "LiveBridgeHomeAssistant",
+                "LiveBridgeSABnzbd", "LiveBridgeBambu", "LiveBridgeHomeAssistant", "LiveBridgeTestSupport",
             ]
         ),
         .executableTarget(name: "livebridge-bench", dependencies: ["LiveBridgeBench"]),
@@ -94,18 +94,23 @@ let package = Package(
         ),
         .testTarget(
             name: "LiveBridgeSABnzbdTests",
-            dependencies: ["LiveBridgeCore", "LiveBridgeNet", "LiveBridgeSABnzbd", "LiveBridgeSinks", "LiveBridgeTestSupport"],
+            dependencies: [
+                "LiveBridgeCore", "LiveBridgeNet", "LiveBridgeSABnzbd", "LiveBridgeSinks", "LiveBridgeTestSupport",
+            ],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "LiveBridgeBambuTests",
-            dependencies: ["LiveBridgeCore", "LiveBridgeNet", "LiveBridgeBambu", "LiveBridgeSinks", "LiveBridgeTestSupport"],
+            dependencies: [
+                "LiveBridgeCore", "LiveBridgeNet", "LiveBridgeBambu", "LiveBridgeSinks", "LiveBridgeTestSupport",
+            ],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "LiveBridgeHomeAssistantTests",
             dependencies: [
-                "LiveBridgeCore", "LiveBridgeNet", "LiveBridgeHomeAssistant", "LiveBridgeSinks", "LiveBridgeTestSupport",
+                "LiveBridgeCore", "LiveBridgeNet", "LiveBridgeHomeAssistant", "LiveBridgeSinks",
+                "LiveBridgeTestSupport",
             ],
             resources: [.copy("Fixtures")]
         ),
@@ -127,12 +132,13 @@ let package = Package(
 )
 
 for target in package.targets where target.type != .system && target.name != "CLiveBridgeShims" {
-    target.swiftSettings = (target.swiftSettings ?? []) + [
-        .enableUpcomingFeature("ExistentialAny"),
-        .enableUpcomingFeature("MemberImportVisibility"),
-        .enableUpcomingFeature("InternalImportsByDefault"),
-        // Smaller code for the release build: LiveBridge's own pages are most of what it keeps
-        // resident, and no path in it is CPU-bound (docs/performance.md, "Memory and CPU").
-        .unsafeFlags(["-Osize"], .when(configuration: .release)),
-    ]
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .enableUpcomingFeature("ExistentialAny"),
+            .enableUpcomingFeature("MemberImportVisibility"),
+            .enableUpcomingFeature("InternalImportsByDefault"),
+            // Smaller code for the release build: LiveBridge's own pages are most of what it keeps
+            // resident, and no path in it is CPU-bound (docs/performance.md, "Memory and CPU").
+            .unsafeFlags(["-Osize"], .when(configuration: .release)),
+        ]
 }

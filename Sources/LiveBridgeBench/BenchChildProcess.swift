@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LiveBridgeTestSupport
 import Synchronization
 
 /// The `livebridge run` process the resource measurement spawns and must stop.
@@ -25,14 +26,8 @@ final class BenchChildProcess: Sendable {
         process.standardError = pipe
         self.process = process
         let log = self.log
-        pipe.fileHandleForReading.readabilityHandler = { @Sendable handle in
-            let chunk = handle.availableData
-            if chunk.isEmpty {
-                handle.readabilityHandler = nil
-            } else {
-                log.data.withLock { $0.append(chunk) }
-            }
-        }
+        // A reader thread, not `readabilityHandler` (see `PipeDrain`).
+        PipeDrain.start(pipe) { chunk in log.data.withLock { $0.append(chunk) } }
         let failure = Mutex<String?>(nil)
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {

@@ -1,13 +1,13 @@
-import Foundation
+public import Foundation
 
 /// Reads a child's output pipe to its end on a thread of its own.
 ///
 /// Not through `FileHandle.readabilityHandler`: its dispatch read source, torn down while the
 /// pipe closes as the child exits, has crashed libdispatch's event thread on Linux. The thread
 /// keeps the pipe (and so the descriptor it reads) alive until it has read to the end.
-enum PipeDrain {
+public enum PipeDrain {
     /// Starts reading `pipe`; `chunk` gets what arrives, `end` runs once the writer closed it.
-    static func start(
+    public static func start(
         _ pipe: Pipe, chunk: @escaping @Sendable (Data) -> Void, end: @escaping @Sendable () -> Void = {}
     ) {
         let thread = Thread {
