@@ -10,7 +10,7 @@ public enum BenchCommand {
     static let usage = """
         usage: livebridge-bench [--quick] [--json] [--only SECTIONS] [--trajectories DIR] [--events N]
                                 [--binary PATH] [--idle SECONDS] [--busy SECONDS] [--jobs N] [--explain JOB]
-                                [--set K=V,…]
+                                [--trace] [--set K=V,…]
 
         Measures, without any network beyond loopback (build with `swift build -c release` first):
           economy     each trajectory through the real tracker on a virtual clock: pushes, max and mean
@@ -38,6 +38,7 @@ public enum BenchCommand {
           --jobs N           soak jobs (default 10000; quick 30)
           --explain JOB      print one job's push log (LiveBridge's pushes with reasons, the oracle's schedule);
                              a corpus job is FAMILY:VARIANT (stall:7)
+          --trace            with --explain: every observation, beside what the phone showed at its time
           --set K=V,…        what-if: economy settings for the economy and month sections, e.g.
                              etaToleranceFraction=0.25,etaPersistence=120; keys: endFrames,
                              \(tunables.keys.sorted().joined(separator: ", "))
@@ -61,7 +62,7 @@ public enum BenchCommand {
             let parsed = try ParsedArguments(
                 arguments,
                 options: ["only", "trajectories", "events", "binary", "idle", "busy", "jobs", "explain", "set"],
-                flags: ["quick", "json", "help"])
+                flags: ["quick", "json", "trace", "help"])
             if parsed.flag("help") {
                 output.out(usage)
                 return ExitStatus.ok
@@ -78,6 +79,7 @@ public enum BenchCommand {
             }
             options.trajectories = parsed.value("trajectories")
             options.explain = parsed.value("explain")
+            options.trace = parsed.flag("trace")
             if let assignments = parsed.value("set") { options.settings = try economySettings(assignments) }
             options.binary = parsed.value("binary")
             if let events = try parsed.number("events", range: 10...1_000_000) { options.events = Int(events) }
@@ -90,7 +92,7 @@ public enum BenchCommand {
         }
         options.commandLine = (["livebridge-bench"] + arguments).joined(separator: " ")
         if let name = options.explain, let corpusJob = Corpus.job(named: name) {
-            output.out(BenchExplanation.render(corpusJob, settings: options.settings))
+            output.out(BenchExplanation.render(corpusJob, settings: options.settings, trace: options.trace))
             return ExitStatus.ok
         }
         if let name = options.explain {
@@ -102,7 +104,7 @@ public enum BenchCommand {
             }
             do throws(BenchError) {
                 let loaded = try trajectory.load(directory: BenchTrajectories.directory(explicit: options.trajectories))
-                output.out(BenchExplanation.render(loaded, settings: options.settings))
+                output.out(BenchExplanation.render(loaded, settings: options.settings, trace: options.trace))
                 return ExitStatus.ok
             } catch {
                 output.err("livebridge-bench: \(error.message)")
@@ -175,6 +177,8 @@ struct BenchOptions: Sendable {
     var commandLine = "livebridge-bench"
     /// `--explain JOB`: print one job's push log instead of measuring.
     var explain: String?
+    /// `--trace` with `--explain`: every observation beside what the phone showed then.
+    var trace = false
     /// Economy settings for the economy and month sections (`--set`); defaults otherwise.
     var settings = EconomySettings()
 

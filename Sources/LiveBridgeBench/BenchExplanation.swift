@@ -4,7 +4,7 @@ import LiveBridgeCore
 /// `livebridge-bench --explain JOB`: one job's push log — every LiveBridge push with its reason
 /// and anchor, and the oracle's schedule — to see where pushes beyond the oracle's go.
 enum BenchExplanation {
-    static func render(_ trajectory: LoadedTrajectory, settings: EconomySettings) -> String {
+    static func render(_ trajectory: LoadedTrajectory, settings: EconomySettings, trace: Bool = false) -> String {
         let truth = JobTruth(trajectory.updates)
         let simulation = EconomySimulation(model: .interpolating, settings: settings).run(trajectory.updates)
         let oracle = PushOracle(epsilon: settings.maxDisplayError).solve(truth)
@@ -61,6 +61,48 @@ enum BenchExplanation {
             lines.append("- t = \(BenchReport.fixed(event.time - truth.start, 1)) s: \(event.what)")
         }
         lines.append("")
+        if trace { lines += observationLog(trajectory, pushes: pushes, anchors: anchors, start: truth.start) }
         return lines.joined(separator: "\n")
+    }
+
+    /// Every observation in time order, with the pushes between them, and what the phone showed at
+    /// each observation's progress time: where a bar left the truth, and what the source said then.
+    static func observationLog(
+        _ trajectory: LoadedTrajectory, pushes: [EconomySimulation.Push], anchors: [DisplayAnchor], start: Double
+    ) -> [String] {
+        var lines = [
+            "### Observations", "",
+            "| t (s) | progress at | progress | source left | state | shown | error | push |",
+            "|--:|--:|--:|--:|---|--:|--:|---|",
+        ]
+        func shown(at t: Double) -> Double? {
+            guard let anchor = anchors.last(where: { $0.time <= t }) else { return nil }
+            return anchor.shown(at: t, model: .interpolating)
+        }
+        var next = 0
+        for update in trajectory.updates {
+            let t = update.observedAt ?? start
+            while next < pushes.count, pushes[next].time <= t {
+                let push = pushes[next]
+                let endDate = push.frame.content["end_date"]?.doubleValue.map { BenchReport.fixed($0 - push.time, 0) }
+                lines.append(
+                    "| \(BenchReport.fixed(push.time - start, 1)) | | | | | | | \(push.frame.reason.rawValue) → "
+                        + "\(push.frame.content["progress"]?.doubleValue.map { BenchReport.fixed($0, 4) } ?? "—"), "
+                        + "end \(endDate ?? "—") |")
+                next += 1
+            }
+            let progressAt = update.progressObservedAt ?? t
+            let left = update.eta.map { BenchReport.fixed($0.finish(observedAt: t) - t, 0) } ?? "—"
+            let bar = shown(at: progressAt)
+            var error: Double?
+            if let bar, let progress = update.progress { error = abs(bar - progress) }
+            lines.append(
+                "| \(BenchReport.fixed(t - start, 1)) | \(BenchReport.fixed(progressAt - start, 1)) | "
+                    + "\(update.progress.map { BenchReport.fixed($0, 4) } ?? "—") | \(left) | "
+                    + "\(update.content.state.value ?? "") | \(bar.map { BenchReport.fixed($0, 4) } ?? "—") | "
+                    + "\(error.map { BenchReport.fixed($0, 4) } ?? "—") | |")
+        }
+        lines.append("")
+        return lines
     }
 }
