@@ -16,7 +16,7 @@ public enum BenchCommand {
           economy     each trajectory through the real tracker on a virtual clock: pushes, max and mean
                       display error on a 1 s grid, the ratio to the oracle (fewest pushes keeping the
                       error within ε), and the same figures for a fixed-interval policy (5 s / 30 s)
-          corpus      the generated corpus (12 families x 40 seeded variants) through the real tracker:
+          corpus      the generated corpus (13 families x 40 seeded variants) through the real tracker:
                       per family p50/p95/max of (pushes - 1) / oracle, max display error, and
                       invariant violations (oscillation, absurd countdown, stale number, coalescing)
           month       a typical month (30 downloads, 12 prints, 40 washer cycles) against 250 updates
@@ -127,6 +127,7 @@ extension BenchCommand {
             "fixedFinishGrace": \.fixedFinishGrace, "endDisplay": \.endDisplay,
             "coalesceWindow": \.coalesceWindow, "paceWindowMinimum": \.paceWindowMinimum,
             "paceWindowFraction": \.paceWindowFraction, "paceWeightMaximum": \.paceWeightMaximum,
+            "overdueGapFactor": \.overdueGapFactor,
             "stallMinimum": \.stallMinimum, "stallGapFactor": \.stallGapFactor,
             "etaReversalWindow": \.etaReversalWindow, "etaReversalFactor": \.etaReversalFactor,
             "paceMinimumSpan": \.paceMinimumSpan, "paceShareUnscored": \.paceShareUnscored,

@@ -62,7 +62,13 @@ struct BenchSmokeTests {
         for family in families {
             let name = family["family"]?.stringValue ?? "?"
             #expect(family["jobs"]?.intValue == 1, "\(name)")
-            #expect((family["ratioP50"]?.doubleValue ?? 0) >= 1, "\(name): LiveBridge never beats the oracle")
+            // The oracle is the fewest pushes that keep ε; LiveBridge never beats it while it keeps
+            // ε too. A count in steps coarser than ε (a slow server's articles) is held to half a
+            // step instead, which the oracle does not bound.
+            let keptEpsilon = (family["maxError"]?.doubleValue ?? 1) <= EconomySettings().maxDisplayError + 1e-9
+            #expect(
+                !keptEpsilon || (family["ratioP50"]?.doubleValue ?? 0) >= 1,
+                "\(name): LiveBridge never beats the oracle")
             #expect((0...1).contains(family["maxError"]?.doubleValue ?? -1), "\(name)")
             #expect(family["invariants"]?["withinCoalescingWindow"]?.intValue == 0, "\(name)")
         }

@@ -200,12 +200,18 @@ public struct EconomyPolicy: Sendable {
             // overdue (a stall shows as the bar standing still), never as far as ε from the count
             // (a bar pushed there would be off by ε the moment it lands).
             let glide = p + rate * (now - corner.time) - offset
-            let reach = settings.staircaseOffsetShare * settings.maxDisplayError
+            let reach = max(settings.staircaseOffsetShare * settings.maxDisplayError, offset)
             return min(1, max(p - offset, min(p + min(step - offset, reach), glide)))
         }
-        // A stepwise value is the floor of the truth since the step was first seen (a sampled
-        // source may have moved on since without saying so: no cap at the next step).
-        let base = truth.resolution > 0 ? corner.time : truth.progressTime
+        // A sampled value (a sensor reporting every half minute) may have moved on since it was
+        // true: from then on at the pace. A count polled between its steps (one that repeats
+        // itself) is the count until its next step is due, and rises at the pace after that, from
+        // its latest report: the same curve whenever it is read, so a decision a second after a
+        // report does not see the count a step higher than the one at the report.
+        var base = truth.progressTime
+        if memory.pace.repeats, truth.resolution > 0, rate > 0 {
+            base = max(base, corner.time + max(truth.resolution, memory.pace.step ?? 0) / rate)
+        }
         return min(1, max(p, p + rate * (now - base)))
     }
 
@@ -213,12 +219,29 @@ public struct EconomyPolicy: Sendable {
     /// steps of half of ε or less (one step ahead costs little), rising to half the step at steps
     /// of ε, at most `staircaseOffsetShare` × ε. Only for steps at least `staircaseMinimumGap`
     /// apart (see there).
+    ///
+    /// Steps of more than twice that (a slow news server's four articles landing together, 6 % of
+    /// a small job a minute apart) no glide can follow within ε of the count: half a step below it
+    /// when a step is new, half a step above it when the next is due — the least any glide strays —
+    /// and the count is held to that (`countTolerance`). A bar corrected to ε of such a count
+    /// would need a push on both sides of every step.
     func staircaseOffset(_ memory: Memory) -> Double {
         guard memory.pace.repeats, let step = memory.pace.step, let gap = memory.pace.gap,
             gap >= settings.staircaseMinimumGap
         else { return 0 }
         let epsilon = settings.maxDisplayError
-        return max(0, min(step / 2, step - epsilon / 2, settings.staircaseOffsetShare * epsilon))
+        let reach = settings.staircaseOffsetShare * epsilon
+        guard reach > 0 else { return 0 }
+        if step / 2 > reach { return step / 2 }
+        return max(0, min(step / 2, step - epsilon / 2, reach))
+    }
+
+    /// How far the bar may be from the count a source reports before it is corrected: ε, or for a
+    /// staircase too coarse for ε (see `staircaseOffset`) the half step it swings by, with the
+    /// same margin the glide keeps from ε on finer staircases.
+    func countTolerance(_ memory: Memory, epsilon: Double) -> Double {
+        guard staircaseOffset(memory) > 0, let step = memory.pace.step else { return epsilon }
+        return max(epsilon, (step + settings.maxDisplayError) / 2)
     }
 
     /// The finish the policy believes at `now`: the source's own (a fixed finish unchanged),
@@ -324,7 +347,11 @@ public struct EconomyPolicy: Sendable {
         var plan = Plan(progress: min(1, max(0, progress)), endDate: nil, live: false, finish: nil, time: now)
         // A bar standing still shows the count itself, not a glide's path through its steps.
         let standing = max(plan.progress, min(1, max(0, sample.progress ?? 0)))
-        guard !paused, let finish = self.finish(sample, memory: memory, at: now) else {
+        // A push after `overdueGapFactor` of the job's usual gaps without an advance anchors a bar
+        // that stands still: the observations no longer support a glide, and a stall would
+        // otherwise cost a push for every glide the count does not follow, then one to stop.
+        let overdue = memory.pace.overdue(at: sample.time, gaps: settings.overdueGapFactor)
+        guard !paused, !overdue || sample.fixedFinish, let finish = self.finish(sample, memory: memory, at: now) else {
             plan.progress = standing
             return plan
         }
@@ -498,11 +525,11 @@ public struct EconomyPolicy: Sendable {
             // The bar against the truth at the time the truth was true.
             let tp = truth.progressTime
             let errorThen = abs(anchor.shown(at: tp, model: model) - p)
-            if errorThen > epsilon, staticSpacingOK { return .displayError }
+            if errorThen > countTolerance(memory, epsilon: epsilon), staticSpacingOK { return .displayError }
             if let now = progress(truth, memory: memory, at: t) {
                 let errorNow = abs(anchor.shown(at: t, model: model) - now)
                 if errorNow > epsilon, staticSpacingOK { return .displayError }
-                if max(errorThen, errorNow) > epsilon / 2, let rate = pace(memory, at: t) ?? memory.pace.lastStepRate {
+                if max(errorThen, errorNow) > epsilon / 2, let rate = lookaheadRate(memory, at: t) {
                     // Not past the pushed `end_date`: the deadline rule owns what happens there.
                     // As far as the next observations can still correct it in time: two of the
                     // job's usual gaps between advances.
@@ -566,6 +593,20 @@ public struct EconomyPolicy: Sendable {
             return .etaMoved
         }
         return nil
+    }
+
+    /// The pace the predictive display-error check projects the truth at: the measured pace (or,
+    /// before one is believed, the last step's), except that a coarse staircase between its steps
+    /// is projected at its steps' own rate. Its glide runs through the middle of the steps by
+    /// design, ahead of the count when the next step is due; read as a slowdown, that lead would
+    /// cost a push before every step and another when it lands.
+    func lookaheadRate(_ memory: Memory, at t: Double) -> Double? {
+        if staircaseOffset(memory) > 0, !stalled(memory, at: t), let last = memory.pace.corners.last,
+            let rate = memory.pace.rate(at: last.time, minimumSpan: settings.paceMinimumSpan)
+        {
+            return rate
+        }
+        return pace(memory, at: t) ?? memory.pace.lastStepRate
     }
 
     /// How far the pushed `end_date` may be from the robust finish before the countdown is worth

@@ -125,6 +125,9 @@ public struct EconomySettings: Sendable, Hashable {
     public var stallMinimum: Double = 3
     /// See `stallMinimum`: three missed steps of a stepwise source are no longer chance.
     public var stallGapFactor: Double = 3
+    /// A push once this many of the job's usual gaps passed without an advance (two polls in a
+    /// row of a count that moves every poll) anchors a bar standing still (see `EconomyPolicy.plan`).
+    public var overdueGapFactor: Double = 2
     /// A source's finish further out than this many times what the measured pace supports is
     /// not believed (a rate measured right after a stall) unless it held still for
     /// `steadyFinishSteps`; the pace's finish is used instead.

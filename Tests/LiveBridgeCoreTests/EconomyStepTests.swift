@@ -1,0 +1,183 @@
+import LiveBridgeCore
+import Testing
+
+/// Counts that move in steps (whole percent, whole articles) and jobs that stop between two polls:
+/// the estimate is one curve whenever it is read, and a push anchors what the observations support.
+@Suite("Economy policy: steps and stops")
+struct EconomyStepTests {
+    static let base = 1_781_517_600.0
+
+    /// A print reported in whole percent (floored) every `poll` seconds, one percent every `stepTime`
+    /// seconds (±`jitter` × `stepTime`, seeded), its remaining time in whole minutes from a slicer
+    /// running `bias` long.
+    static func wholePercentPrint(stepTime: Double, poll: Double, bias: Double, jitter: Double, seed: UInt64)
+        -> [ActivityUpdate]
+    {
+        var random = SeededRandom(seed: seed)
+        var steps: [Double] = []
+        var t = 0.0
+        for _ in 0..<100 {
+            t += stepTime * Double.random(in: (1 - jitter)...(1 + jitter), using: &random)
+            steps.append(t)
+        }
+        let end = t
+        var updates: [ActivityUpdate] = []
+        var poll0 = 0.0
+        while poll0 < end {
+            let done = steps.filter { $0 <= poll0 }.count
+            let slicerLeft = Double(100 - done) * stepTime * (1 + bias)
+            updates.append(
+                ActivityUpdate(
+                    slug: "print", name: "X1", phase: .active, content: GenericContent(state: "Printing"),
+                    progress: Double(done) / 100, eta: .remaining((slicerLeft / 60).rounded(.down) * 60),
+                    observedAt: base + poll0, progressResolution: 0.01, etaResolution: 60))
+            poll0 += poll
+        }
+        updates.append(EconomyPolicyTests.ended("print", "X1", state: "Complete", at: base + end))
+        return updates
+    }
+
+    @Test(
+        "a whole-percent count's estimate is one curve: read as its report arrives and a second later, it moves by the pace, not back by a step",
+        arguments: [(60.0, 2.0, 1 as UInt64), (45.0, 5.0, 2), (120.0, 2.0, 3)])
+    func stepwiseEstimateIsContinuous(stepTime: Double, poll: Double, seed: UInt64) {
+        let updates = Self.wholePercentPrint(stepTime: stepTime, poll: poll, bias: -0.1, jitter: 0.1, seed: seed)
+        let policy = EconomyPolicy(settings: EconomySettings(), model: .interpolating)
+        var memory = EconomyPolicy.Memory()
+        var jumps: [String] = []
+        for update in updates where update.phase == .active {
+            let t = update.observedAt ?? 0
+            let truth = TruthSample(
+                progress: update.progress, time: t, finish: update.eta?.finish(observedAt: t), fixedFinish: false,
+                resolution: 0.01, finishResolution: 60)
+            policy.observe(truth, paused: false, startedAt: Self.base, memory: &memory)
+            guard let rate = policy.pace(memory, at: t), rate > 0,
+                let atArrival = policy.progress(truth, memory: memory, at: t),
+                let later = policy.progress(truth, memory: memory, at: t + 1)
+            else { continue }
+            // A second later the estimate has moved on by the pace at most (a stall may hold it).
+            if later < atArrival - 1e-9 || later - atArrival > rate * 1 + 1e-9 {
+                jumps.append("\(t - Self.base): \(atArrival) → \(later)")
+            }
+        }
+        #expect(jumps.isEmpty, "\(jumps.prefix(5))")
+    }
+
+    @Test(
+        "a print running past its end_date gets one re-anchor, not a still bar and a glide a second later",
+        arguments: [1 as UInt64, 2, 3, 4])
+    func tailIsOneReanchor(seed: UInt64) {
+        // The slicer's minutes run 10 % short, so the last glide aims early and its `end_date`
+        // passes while the last percent is still printing.
+        let updates = Self.wholePercentPrint(stepTime: 60, poll: 2, bias: -0.1, jitter: 0.05, seed: seed)
+        let result = EconomySimulation(model: .interpolating, settings: EconomySettings()).run(updates)
+        let pairs = zip(result.pushes, result.pushes.dropFirst()).filter { earlier, later in
+            later.time - earlier.time < 5 && earlier.frame.kind == .update && later.frame.kind == .update
+        }
+        #expect(pairs.isEmpty, "\(pairs.map { ($0.0.time - Self.base, $0.0.frame.reason, $0.1.frame.reason) })")
+        #expect((result.activities.first?.maxError ?? 1) <= EconomySettings().maxDisplayError + 1e-9)
+    }
+
+    /// A fast download (`rate` per second, polled every `poll` s) that stops dead for `stall`
+    /// seconds right after a poll at `at` of its progress.
+    static func fastStall(rate: Double, poll: Double, at fraction: Double, stall: Double) -> [ActivityUpdate] {
+        var updates: [ActivityUpdate] = []
+        var progress = 0.0
+        var t = 0.0
+        var stalledUntil: Double?
+        var stalledOnce = false
+        while progress < 1 {
+            updates.append(
+                ActivityUpdate(
+                    slug: "job", name: "Job", phase: .active, content: GenericContent(state: "Downloading"),
+                    progress: progress, eta: .remaining((1 - progress) / rate), observedAt: base + t))
+            if !stalledOnce, progress >= fraction {
+                stalledOnce = true
+                stalledUntil = t + stall
+            }
+            if let until = stalledUntil, t < until {
+                t += poll
+                continue
+            }
+            t += poll
+            progress = min(1, progress + rate * poll)
+        }
+        updates.append(EconomyPolicyTests.ended("job", "Job", state: "Complete", at: base + t))
+        return updates
+    }
+
+    @Test(
+        "a fast download that stops between two polls: the push its stop forces stands still, and moving again is one push",
+        arguments: [(0.03, 1.5, 15.0), (0.02, 2.0, 20.0), (0.04, 1.0, 12.0)])
+    func fastStallStandsStill(rate: Double, poll: Double, stall: Double) {
+        let updates = Self.fastStall(rate: rate, poll: poll, at: 0.4, stall: stall)
+        let result = EconomySimulation(model: .interpolating, settings: EconomySettings()).run(updates)
+        let stallStart = updates.first { ($0.progress ?? 0) >= 0.4 }!.observedAt!
+        let stallEnd = stallStart + stall
+        let during = result.pushes.filter { $0.time > stallStart && $0.time <= stallEnd }
+        // One poll without an advance is as likely a late answer as a stop: the correction it
+        // forces glides on. The second in a row is a stop: that correction stands still, and
+        // nothing more is pushed until the count moves (a glide per poll was the cost before).
+        #expect(during.count <= 2, "\(during.map { ($0.time - stallStart, $0.frame.reason) })")
+        #expect(during.last?.frame.content["live_progress"] == nil, "no glide while the count stands")
+        #expect(during.last.map { $0.time - stallStart <= 2 * poll + 1e-6 } == true, "stands still by the second poll")
+        let resumed = result.pushes.filter { $0.time > stallEnd && $0.time <= stallEnd + 4 * poll }
+        #expect(resumed.count == 1)
+    }
+
+    /// A small download from a slow news server: `connections` articles of `article` of the job
+    /// each land together every `gap` seconds (±5 %), polled every `poll` seconds.
+    static func articleBursts(article: Double, connections: Int, gap: Double, poll: Double, seed: UInt64)
+        -> [ActivityUpdate]
+    {
+        var random = SeededRandom(seed: seed)
+        let step = article * Double(connections)
+        var landings: [Double] = []
+        var t = 0.0
+        while Double(landings.count) * step < 1 - 1e-9 {
+            t += gap * Double.random(in: 0.95...1.05, using: &random)
+            landings.append(t)
+        }
+        let end = t
+        var updates: [ActivityUpdate] = []
+        var now = 0.0
+        while now < end {
+            let done = min(1, Double(landings.filter { $0 <= now }.count) * step)
+            updates.append(
+                ActivityUpdate(
+                    slug: "job", name: "Job", phase: .active, content: GenericContent(state: "Downloading"),
+                    progress: done, eta: .remaining(end - now), observedAt: base + now))
+            now += poll
+        }
+        updates.append(EconomyPolicyTests.ended("job", "Job", state: "Complete", at: base + end + poll))
+        return updates
+    }
+
+    @Test(
+        "steps coarser than twice ε: the glide runs through their middle, held to half a step of the count, not corrected on both sides of every step",
+        arguments: [(0.015, 4, 60.0, 1 as UInt64), (0.02, 4, 90.0, 2), (0.035, 2, 45.0, 3), (0.07, 1, 60.0, 4)])
+    func coarseStepsHalfAStep(article: Double, connections: Int, gap: Double, seed: UInt64) {
+        let updates = Self.articleBursts(article: article, connections: connections, gap: gap, poll: 3, seed: seed)
+        let settings = EconomySettings()
+        let result = EconomySimulation(model: .interpolating, settings: settings).run(updates)
+        let step = article * Double(connections)
+        // Before the first step lands nothing says the count is a staircase; from the second on,
+        // a push on each side of every step was the cost before: now a handful for the whole job.
+        let firstStep = updates.first { ($0.progress ?? 0) > 0 }!.observedAt!
+        let corrections = result.pushes.filter { $0.frame.reason == .displayError && $0.time > firstStep + 1 }
+        let stepCount = Int((1 / step).rounded(.up))
+        #expect(corrections.count <= max(2, stepCount / 4), "\(corrections.count) corrections for \(stepCount) steps")
+        // Once the glide runs through the steps, it stays within half a step (and half of ε) of
+        // every count reported.
+        let anchors = result.anchors["job"] ?? []
+        let settled = firstStep + 1
+        var worst = 0.0
+        for update in updates where update.phase == .active {
+            guard let t = update.observedAt, t > settled, let progress = update.progress,
+                let anchor = anchors.last(where: { $0.time <= t })
+            else { continue }
+            worst = max(worst, abs(anchor.shown(at: t, model: .interpolating) - progress))
+        }
+        #expect(worst <= (step + settings.maxDisplayError) / 2 + 1e-9, "worst \(worst) for steps of \(step)")
+    }
+}
