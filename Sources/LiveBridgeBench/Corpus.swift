@@ -165,6 +165,20 @@ enum Corpus {
             var r = BenchRandom(seed: seed)
             return print(&r, minutes: r.uniform(360...1200), bias: r.uniform(-0.15...0.15), interval: 10, base: base)
         },
+        Family(
+            name: "coarse-stepwise",
+            summary: "small download from a slow server: 1–4 articles landing together, 2–20 % of the job a step",
+            kind: .download
+        ) {
+            seed, base in
+            var r = BenchRandom(seed: seed)
+            let bytes = r.uniform(8e6...60e6)
+            let speed = r.uniform(1e4...8e4)
+            // A news server's articles (384 KB) over 1–4 connections that finish together.
+            let step = 384_000 * r.uniform(1...4.99).rounded(.down)
+            return download(
+                &r, bytes: bytes, regimes: [(speed, nil)], interval: r.uniform(2...5).rounded(), step: step, base: base)
+        },
     ]
 
     // MARK: - Downloads
