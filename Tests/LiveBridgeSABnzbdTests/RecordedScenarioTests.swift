@@ -129,7 +129,8 @@ struct RecordedScenarioTests {
         #expect(all.count == 2)
         // A 4.8 MB job done within the start grace: created and ended at once, with its result.
         #expect(all[0].stateSequence == ["Complete"])
-        #expect(all[0].map(\.phase) == [.active, .ended(.success)])
+        #expect(all[0].first?.phase == .active && all[0].last?.phase == .ended(.success))
+        #expect(all[0].filter(\.phase.isEnded).count == 1)
         #expect(all[0].last?.subtitleText == "1 job · 4.8 MB · 4.8 MB/s avg")
         #expect(
             all[1].stateSequence == [

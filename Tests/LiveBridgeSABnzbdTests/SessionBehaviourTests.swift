@@ -36,6 +36,22 @@ struct SessionBehaviourTests {
         #expect(session.isOpen)
     }
 
+    @Test("every answer is an update: a count repeated between its articles is reported as it came, with its time")
+    mutating func everyAnswerReported() {
+        _ = poll(Make.queue([Make.slot("a", mb: 60, left: 60)], kbps: 1000, timeleft: "0:01:00"), after: 0)
+        var left = 60.0
+        download(&left, polls: 4, kbps: 1000)
+        // Three polls between two articles: the same count, three observations (the policy reads a
+        // staircase from the repeats; a filter here would hide the flat stretch it is judged on).
+        var repeats: [ActivityUpdate] = []
+        for _ in 0..<3 {
+            repeats += poll(Make.queue([Make.slot("a", mb: 60, left: left)], kbps: 1000, timeleft: "0:00:40"), after: 1)
+        }
+        #expect(repeats.count == 3, "\(repeats.map(\.progress))")
+        #expect(Set(repeats.compactMap(\.progress)).count == 1)
+        #expect(repeats.compactMap(\.observedAt) == [time - 2, time - 1, time])
+    }
+
     @Test("a job paused on its own drops out of the queue totals but is not completion")
     mutating func jobPause() {
         _ = poll(Make.queue([Make.slot("a", mb: 100, left: 60)]), after: 0)
@@ -188,7 +204,11 @@ struct SessionBehaviourTests {
         let fresh = Make.done("f", mb: 12, downloadTime: 6, postProcessingTime: 2, completed: time + 1)
         var updates: [ActivityUpdate] = []
         for _ in 0..<3 { updates += poll(Make.queue([]), Make.history([fresh])) }
-        #expect(updates.map(\.phase) == [.active, .ended(.success)])
+        // Shown (every poll reports what it saw, the same summary while the idle polls run out),
+        // then ended once.
+        #expect(updates.first?.phase == .active && updates.last?.phase == .ended(.success))
+        #expect(updates.dropLast().allSatisfy { $0.phase == .active && $0.stateText == updates.first?.stateText })
+        #expect(updates.filter(\.phase.isEnded).count == 1)
         #expect(updates.last?.subtitleText == "1 job · 12 MB · 2.0 MB/s avg · unpack 2s")
         // It does not come back on later polls.
         #expect(poll(Make.queue([]), Make.history([fresh])).isEmpty)

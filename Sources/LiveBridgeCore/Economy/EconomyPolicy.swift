@@ -195,6 +195,8 @@ public struct EconomyPolicy: Sendable {
         guard let corner = memory.pace.corners.last, abs(corner.progress - p) < 1e-9 else {
             return min(1, max(p, p + rate * age))
         }
+        // A staircase that stopped is where its count is: a bar standing still shows the count.
+        if offset > 0, rate <= 0 { return p }
         if offset > 0, let step = memory.pace.step {
             // No further than where the glide is due to meet its next step while that step is
             // overdue (a stall shows as the bar standing still), never as far as ε from the count
@@ -226,8 +228,10 @@ public struct EconomyPolicy: Sendable {
     /// and the count is held to that (`countTolerance`). A bar corrected to ε of such a count
     /// would need a push on both sides of every step.
     func staircaseOffset(_ memory: Memory) -> Double {
+        // The usual gap, and the last one: a count that has just started to move fast (a
+        // printer's percent after its warm-up at 0 %) is read as a slope from its first quick step.
         guard memory.pace.repeats, let step = memory.pace.step, let gap = memory.pace.gap,
-            gap >= settings.staircaseMinimumGap
+            min(gap, memory.pace.lastStepInterval ?? gap) >= settings.staircaseMinimumGap
         else { return 0 }
         let epsilon = settings.maxDisplayError
         let reach = settings.staircaseOffsetShare * epsilon
@@ -596,12 +600,15 @@ public struct EconomyPolicy: Sendable {
     }
 
     /// The pace the predictive display-error check projects the truth at: the measured pace (or,
-    /// before one is believed, the last step's), except that a coarse staircase between its steps
-    /// is projected at its steps' own rate. Its glide runs through the middle of the steps by
-    /// design, ahead of the count when the next step is due; read as a slowdown, that lead would
-    /// cost a push before every step and another when it lands.
+    /// before one is believed, the last step's); none once the next advance is overdue
+    /// (`overdueGapFactor`); and a coarse staircase between its steps at its steps' own rate.
+    /// Its glide runs through the middle of the steps by design, ahead of the count when the next
+    /// step is due; read as a slowdown, that lead would cost a push before every step and another
+    /// when it lands.
     func lookaheadRate(_ memory: Memory, at t: Double) -> Double? {
-        if staircaseOffset(memory) > 0, !stalled(memory, at: t), let last = memory.pace.corners.last,
+        // Overdue, a push stands still (`plan`): projecting the old pace would push it again.
+        if memory.pace.overdue(at: t, gaps: settings.overdueGapFactor) { return 0 }
+        if staircaseOffset(memory) > 0, let last = memory.pace.corners.last,
             let rate = memory.pace.rate(at: last.time, minimumSpan: settings.paceMinimumSpan)
         {
             return rate

@@ -160,10 +160,10 @@ public struct EconomySettings: Sendable, Hashable {
     /// new (`EconomyPolicy.progress`), but never more than this share of ε: the pushed bar must
     /// still be within ε of the count it is pushed on.
     public var staircaseOffsetShare: Double = 0.8
-    /// …for steps at least this many seconds apart: a push reaches the phone up to a coalescing
-    /// window and a network trip late, and a glide aimed at the middle of a step that lasts
-    /// little longer lands on the next one (a one-minute download's articles 1.5 s apart).
-    public var staircaseMinimumGap: Double = 4
+    /// …for steps at least this many seconds apart (the coalescing window): a push can leave up
+    /// to a window late, and a glide aimed at the middle of a step that lasts no longer lands on
+    /// the next one (a fast download's bursts half a second apart are read as a slope, not steps).
+    public var staircaseMinimumGap: Double = 1
     /// An `end_date` moving by less than this (seconds) is rounding, not a move of the countdown
     /// (the reversal rules look only at real moves).
     public var etaMoveMinimum: Double = 30

@@ -144,6 +144,12 @@ public struct PaceEstimate: Sendable, Hashable {
         return last.time > previous.time ? (last.progress - previous.progress) / (last.time - previous.time) : nil
     }
 
+    /// Seconds between the last two advances.
+    var lastStepInterval: Double? {
+        guard corners.count >= 2 else { return nil }
+        return corners[corners.count - 1].time - corners[corners.count - 2].time
+    }
+
     /// Seconds the advances span.
     var span: Double { (corners.last?.time ?? 0) - (corners.first?.time ?? 0) }
 

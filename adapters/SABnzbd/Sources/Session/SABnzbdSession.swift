@@ -54,7 +54,6 @@ public struct SABnzbdSession: Sendable {
     var historySeen = false
     var historyPostProcessing = 0
     var postProcessingOrder: [String] = []
-    var lastNews: SABnzbdNews?
     /// Polls with a non-zero speed since downloading (re)started.
     var speedSamples = 0
 
@@ -179,11 +178,9 @@ public struct SABnzbdSession: Sendable {
         }
         let card = liveCard(newStage, focus: focus, queue: queue, at: t)
         let phase: ActivityPhase = [.paused, .jobPaused, .stalled].contains(newStage) ? .paused : .active
-        let news = SABnzbdNews(
-            card: SABnzbdCard(state: card.state, icon: card.icon, accent: card.accent, subtitle: card.subtitle),
-            paused: phase == .paused, progress: progress, finish: eta?.finish(observedAt: t), time: t)
-        guard lastNews.map({ news.isWorthTelling(since: $0) }) ?? true else { return [] }
-        lastNews = news
+        // Every answer is reported as it came, a count repeated between its steps included: the
+        // policy reads a staircase from the repeats, and what a poll says is the truth it is
+        // measured against.
         emitted = true
         return [update(phase, card, eta: eta, at: t)]
     }
@@ -278,7 +275,6 @@ public struct SABnzbdSession: Sendable {
         quietPolls = 0
         stage = nil
         focusID = nil
-        lastNews = nil
         advanced = 0
         segmentStart = nil
         lastAdvanceAt = nil
@@ -533,7 +529,6 @@ public struct SABnzbdSession: Sendable {
         emitted = false
         stage = nil
         focusID = nil
-        lastNews = nil
         quietPolls = 0
         rate.reset()
         return updates
