@@ -181,3 +181,47 @@ struct EconomyStepTests {
         #expect(worst <= (step + settings.maxDisplayError) / 2 + 1e-9, "worst \(worst) for steps of \(step)")
     }
 }
+
+/// A push must fix what it is pushed for.
+@Suite("Economy policy: no push that changes nothing")
+struct EconomyNoIdlePushTests {
+    /// Article bursts of `step` every `gap` seconds that come `slowdown` times further apart after
+    /// half the job (a server whose rate halves), polled every 3 s.
+    static func slowingStaircase(step: Double, gap: Double, slowdown: Double, seed: UInt64) -> [ActivityUpdate] {
+        var random = SeededRandom(seed: seed)
+        var landings: [Double] = []
+        var t = 0.0
+        while Double(landings.count) * step < 1 - 1e-9 {
+            let slower = Double(landings.count) * step >= 0.5
+            t += gap * (slower ? slowdown : 1) * Double.random(in: 0.97...1.03, using: &random)
+            landings.append(t)
+        }
+        var updates: [ActivityUpdate] = []
+        var now = 0.0
+        while now < t {
+            updates.append(
+                ActivityUpdate(
+                    slug: "job", name: "Job", phase: .active, content: GenericContent(state: "Downloading"),
+                    progress: min(1, Double(landings.filter { $0 <= now }.count) * step),
+                    eta: .remaining(t - now), observedAt: EconomyStepTests.base + now))
+            now += 3
+        }
+        updates.append(EconomyPolicyTests.ended("job", "Job", state: "Complete", at: EconomyStepTests.base + t + 3))
+        return updates
+    }
+
+    @Test(
+        "the predictive check pushes only a bar that does better: a staircase slowing down is not re-anchored at every poll",
+        arguments: [(0.061, 60.0, 2.0, 1 as UInt64), (0.05, 40.0, 2.5, 2), (0.07, 90.0, 1.8, 3)])
+    func noIdlePushes(step: Double, gap: Double, slowdown: Double, seed: UInt64) {
+        let updates = Self.slowingStaircase(step: step, gap: gap, slowdown: slowdown, seed: seed)
+        let result = EconomySimulation(model: .interpolating, settings: EconomySettings()).run(updates)
+        let corrections = result.pushes.filter { $0.frame.reason == .displayError }
+        let steps = Int((1 / step).rounded(.up))
+        // A re-anchor that leaves the bar where it was, pushed again at every poll, was a storm of
+        // twenty in a minute; a correction or two a step is the most a staircase should cost.
+        #expect(corrections.count <= steps, "\(corrections.count) corrections for \(steps) steps")
+        let bursts = zip(corrections, corrections.dropFirst()).filter { $1.time - $0.time < 10 }
+        #expect(bursts.count <= 2, "\(bursts.map { $0.0.time - EconomyStepTests.base })")
+    }
+}

@@ -540,8 +540,16 @@ public struct EconomyPolicy: Sendable {
                     let horizon = max(settings.errorLookaheadGaps * (memory.pace.gap ?? 0), settings.coalesceWindow + 1)
                     let ahead = min(t + horizon, anchor.endDate.map { max(t, $0 - 1) } ?? .infinity)
                     let expected = min(1, now + rate * (ahead - t))
-                    if abs(anchor.shown(at: ahead, model: model) - expected) > epsilon, staticSpacingOK {
-                        return .displayError
+                    let predicted = abs(anchor.shown(at: ahead, model: model) - expected)
+                    if predicted > epsilon, staticSpacingOK {
+                        // Only a push whose bar does better by then: an anchor no closer to that
+                        // projection (its slope set by the finish, not by this pace) would be
+                        // pushed again at every observation.
+                        let replan = plan(
+                            truth, memory: memory, paused: false, startedAt: s.startedAt, frozen: frozen,
+                            fallbackProgress: anchor.progress, current: anchor, at: s.now)
+                        let replanned = abs(replan.anchor.shown(at: ahead, model: model) - expected)
+                        if replanned < predicted - epsilon / 2 || replanned <= epsilon { return .displayError }
                     }
                 }
             }
