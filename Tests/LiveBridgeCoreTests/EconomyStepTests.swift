@@ -225,3 +225,84 @@ struct EconomyNoIdlePushTests {
         #expect(bursts.count <= 2, "\(bursts.map { $0.0.time - EconomyStepTests.base })")
     }
 }
+
+/// A slow server's connections finish their articles together: a burst of advances, then a wait
+/// of a minute for the next.
+@Suite("Economy policy: bursts")
+struct EconomyBurstTests {
+    /// `bursts` bursts of `perBurst` articles (each `article` of the job) a few seconds apart, one
+    /// burst every `period` seconds (±10 %), polled every 3 s; the job's true end is returned too.
+    static func bursts(article: Double, perBurst: Int, period: Double, seed: UInt64) -> (
+        updates: [ActivityUpdate], end: Double
+    ) {
+        var random = SeededRandom(seed: seed)
+        var landings: [Double] = []
+        var t = 0.0
+        while Double(landings.count) * article < 1 - 1e-9 {
+            t += period * Double.random(in: 0.9...1.1, using: &random)
+            for index in 0..<perBurst where Double(landings.count) * article < 1 - 1e-9 {
+                landings.append(t + 3 * Double(index))
+            }
+        }
+        let end = landings.last ?? t
+        var updates: [ActivityUpdate] = []
+        var now = 0.0
+        while now < end {
+            updates.append(
+                ActivityUpdate(
+                    slug: "job", name: "Job", phase: .active, content: GenericContent(state: "Downloading"),
+                    progress: min(1, Double(landings.filter { $0 <= now }.count) * article),
+                    observedAt: EconomyStepTests.base + now))
+            now += 3
+        }
+        updates.append(EconomyPolicyTests.ended("job", "Job", state: "Complete", at: EconomyStepTests.base + end + 3))
+        return (updates, EconomyStepTests.base + end)
+    }
+
+    @Test(
+        "waits between bursts are the count's rhythm, not stalls: the pace is the bursts' over the waits, not the speed within a burst",
+        arguments: [(0.015, 4, 60.0, 1 as UInt64), (0.01, 3, 40.0, 2), (0.02, 2, 90.0, 3)])
+    func burstRhythm(article: Double, perBurst: Int, period: Double, seed: UInt64) {
+        let job = Self.bursts(article: article, perBurst: perBurst, period: period, seed: seed)
+        let policy = EconomyPolicy(settings: EconomySettings(), model: .interpolating)
+        var memory = EconomyPolicy.Memory()
+        var stalls: [Double] = []
+        var early: [Double] = []
+        for update in job.updates where update.phase == .active {
+            let t = update.observedAt ?? 0
+            let truth = TruthSample(progress: update.progress, time: t, finish: nil, fixedFinish: false)
+            policy.observe(truth, paused: false, startedAt: EconomyStepTests.base, memory: &memory)
+            guard t >= EconomyStepTests.base + 3 * period, (update.progress ?? 1) < 1 else { continue }
+            // A wait between bursts is no stall; cut out as one, it squeezed the timeline to the
+            // speed within a burst, and the finish came ten times too early.
+            if policy.stalled(memory, at: t) { stalls.append(t - EconomyStepTests.base) }
+            if let finish = policy.finish(truth, memory: memory, at: t), finish - t < (job.end - t) / 2 - period {
+                early.append(t - EconomyStepTests.base)
+            }
+        }
+        #expect(stalls.isEmpty, "stalled at \(stalls.prefix(5))")
+        #expect(early.isEmpty, "finish less than half the remaining time at \(early.prefix(5))")
+    }
+
+    @Test(
+        "a correction for a predicted error needs news: no second one before the count moves again",
+        arguments: [(0.015, 4, 60.0, 1 as UInt64), (0.01, 3, 40.0, 2), (0.02, 2, 90.0, 3)])
+    func predictionNeedsNews(article: Double, perBurst: Int, period: Double, seed: UInt64) {
+        let job = Self.bursts(article: article, perBurst: perBurst, period: period, seed: seed)
+        let settings = EconomySettings()
+        let result = EconomySimulation(model: .interpolating, settings: settings).run(job.updates)
+        let anchors = result.anchors["job"] ?? []
+        let observations = job.updates.compactMap { update in update.progress.map { (update.observedAt ?? 0, $0) } }
+        var idle: [Double] = []
+        for (earlier, later) in zip(result.pushes, result.pushes.dropFirst())
+        where later.frame.reason == .displayError {
+            let before = observations.last { $0.0 <= earlier.time }?.1 ?? 0
+            let moved = observations.contains { $0.0 > earlier.time && $0.0 <= later.time && $0.1 > before + 1e-9 }
+            guard !moved, let anchor = anchors.last(where: { $0.time < later.time }) else { continue }
+            // Without an advance since the last push, only a bar already off by ε is corrected.
+            let off = abs(anchor.shown(at: later.time, model: .interpolating) - before)
+            if off <= settings.maxDisplayError { idle.append(later.time - EconomyStepTests.base) }
+        }
+        #expect(idle.isEmpty, "\(idle)")
+    }
+}

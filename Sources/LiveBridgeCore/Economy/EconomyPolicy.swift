@@ -129,7 +129,7 @@ public struct EconomyPolicy: Sendable {
             memory.finishes.reset()
         }
         guard let progress = truth.progress else { return }
-        let stallGap = max(settings.stallMinimum, settings.stallGapFactor * (memory.pace.gap ?? 0))
+        let stallGap = max(settings.stallMinimum, settings.stallGapFactor * (memory.pace.longGap ?? 0))
         // The window holds at least the few usual gaps a pace needs (a sensor sampled every
         // 30–60 s would otherwise never have one).
         let window = max(paceWindow(at: truth.time, startedAt), 4 * (memory.pace.gap ?? 0))
@@ -533,7 +533,10 @@ public struct EconomyPolicy: Sendable {
             if let now = progress(truth, memory: memory, at: t) {
                 let errorNow = abs(anchor.shown(at: t, model: model) - now)
                 if errorNow > epsilon, staticSpacingOK { return .displayError }
-                if max(errorThen, errorNow) > epsilon / 2, let rate = lookaheadRate(memory, at: t) {
+                // A prediction needs news: an advance since the last push (a bar re-anchored on
+                // the same observations would be predicted off again, and pushed again).
+                let news = (memory.pace.corners.last?.time ?? -.infinity) > (s.lastPushAt ?? -.infinity)
+                if news, max(errorThen, errorNow) > epsilon / 2, let rate = lookaheadRate(memory, at: t) {
                     // Not past the pushed `end_date`: the deadline rule owns what happens there.
                     // As far as the next observations can still correct it in time: two of the
                     // job's usual gaps between advances.

@@ -44,6 +44,13 @@ public struct PaceEstimate: Sendable, Hashable {
     private(set) var corners: [Corner] = []
     /// Smoothed seconds between two advances.
     private(set) var gap: Double?
+    /// The last few times between two advances, for `longGap`.
+    private(set) var recentGaps: [Double] = []
+    /// The longest of the recent times between two advances: a count whose articles land in
+    /// bursts a minute apart (a slow server's four connections) waits that long between bursts as
+    /// a matter of course, however quick the advances within a burst; only a wait well beyond it
+    /// is a stall.
+    var longGap: Double? { recentGaps.max() ?? gap }
     /// Smoothed size of the progress's advances.
     private(set) var step: Double?
     /// True once the source said the same progress again after it moved: a count polled between
@@ -76,6 +83,11 @@ public struct PaceEstimate: Sendable, Hashable {
         let advance = progress - last.progress
         self.step = self.step.map { 0.7 * $0 + 0.3 * advance } ?? advance
         var step = time - last.time
+        // The wait as it was: a count that waits a minute between its bursts learns that rhythm
+        // from its first such wait, and its next ones are no stall; a real stall makes the source
+        // look that slow only for its next few advances.
+        recentGaps.append(step)
+        if recentGaps.count > 8 { recentGaps.removeFirst() }
         if corners.count >= 2, step > stallGap {
             // The first advance after a stall or a pause: the pace is the job's speed while it
             // moves, so the stretch it stood still is cut out of the timeline (the corners before
@@ -88,7 +100,12 @@ public struct PaceEstimate: Sendable, Hashable {
         gap = gap.map { 0.7 * $0 + 0.3 * step } ?? step
         corners.append(Corner(time: time, progress: progress))
         while corners.count > 2, corners[1].time <= time - window { corners.removeFirst() }
-        if let change { restartAtChange(factor: change.factor, span: max(change.span, 4 * (gap ?? 0))) }
+        if let change {
+            // The recent stretch spans a few of the source's usual gaps, and its longest: a count
+            // whose articles land in bursts a minute apart runs fast within a burst, which is no
+            // change of speed.
+            restartAtChange(factor: change.factor, span: max(change.span, 4 * (gap ?? 0), 2 * (longGap ?? 0)))
+        }
         return true
     }
 
@@ -111,6 +128,7 @@ public struct PaceEstimate: Sendable, Hashable {
     mutating func reset() {
         corners.removeAll()
         gap = nil
+        recentGaps.removeAll()
         step = nil
         repeats = false
     }
@@ -126,7 +144,7 @@ public struct PaceEstimate: Sendable, Hashable {
         guard span >= max(minimumSpan, 3 * (gap ?? 0)) else { return nil }
         let advanced = last.progress - first.progress
         let measured = advanced / span
-        let usualGap = max(gap ?? 0, span / Double(corners.count - 1))
+        let usualGap = max(longGap ?? 0, span / Double(corners.count - 1))
         if now - last.time > usualGap {
             let step = advanced / Double(corners.count - 1)
             return min(measured, (advanced + step) / (now - first.time))
@@ -156,7 +174,7 @@ public struct PaceEstimate: Sendable, Hashable {
     /// True once `gaps` of the job's usual gaps have passed since its last advance (with polls at
     /// that gap: as many polls in a row without an advance).
     func overdue(at now: Double, gaps: Double) -> Bool {
-        guard corners.count >= 2, let last = corners.last, let gap, gap > 0 else { return false }
+        guard corners.count >= 2, let last = corners.last, let gap = longGap, gap > 0 else { return false }
         return now - last.time >= gaps * gap - 1e-6
     }
 
@@ -164,7 +182,7 @@ public struct PaceEstimate: Sendable, Hashable {
     /// having moved before.
     func stalled(at now: Double, minimum: Double, factor: Double) -> Bool {
         guard corners.count >= 2, let last = corners.last else { return false }
-        return now - last.time > max(minimum, factor * (gap ?? 0))
+        return now - last.time > max(minimum, factor * (longGap ?? 0))
     }
 }
 
