@@ -49,6 +49,14 @@ enum BenchTrajectories {
             recorded("sabnzbd-h-stall-45s", "the news server silent 45 s at 40 %", "h-stall-45s"),
             recorded("sabnzbd-h-stall-75s", "silent 75 s: SABnzbd drops its connections", "h-stall-75s"),
             recorded("sabnzbd-i-pause-job", "one job paused (not the queue) 20 s at 30 %", "i-pause-job"),
+            // Real recordings from a slow news server (24 KiB/s, 4 connections): articles of 1.5 %
+            // landing a few at a time a minute apart, polled every 3 s (bench/recordings/README.md).
+            slowServer("sabnzbd-slow-a-steady", "24 MiB at 24 KiB/s", "slow-a-steady"),
+            slowServer("sabnzbd-slow-b-speedchange", "24 MiB, the rate halved at 55 %", "slow-b-speedchange"),
+            slowServer("sabnzbd-slow-e-repair", "3 articles missing, repaired by par2", "slow-e-repair"),
+            slowServer("sabnzbd-slow-g-unrepairable", "15 % missing, 2 % par2: failed", "slow-g-unrepairable"),
+            slowServer("sabnzbd-slow-h-stall", "12 MiB, the server silent 45 s at 40 %", "slow-h-stall"),
+            slowServer("sabnzbd-slow-i-pause-job", "12 MiB, one job paused 60 s at 30 %", "slow-i-pause-job"),
             // The same recordings from a server 60 times slower: hour-long jobs counted in whole
             // articles a minute or more apart, polled every 30 s.
             slower("sabnzbd-a-steady-1h", "60 MiB at 17 KiB/s", "../../Tests/LiveBridgeSABnzbdTests/Fixtures/a-steady"),
@@ -114,11 +122,18 @@ enum BenchTrajectories {
     }
 
     /// A real SABnzbd recording under `bench/recordings/sabnzbd/<folder>/raw.jsonl`, through the adapter.
-    static func recorded(_ name: String, _ summary: String, _ folder: String) -> BenchTrajectory {
+    static func recorded(_ name: String, _ summary: String, _ folder: String, typical: Bool = true) -> BenchTrajectory {
         BenchTrajectory(
             name, .download, "SABnzbd 4.5.0 recording: \(summary)",
             AdapterRecording(
-                "../recordings/sabnzbd/\(folder)/raw.jsonl", format: StandardComponents.sabnzbdReplay.format))
+                "../recordings/sabnzbd/\(folder)/raw.jsonl", format: StandardComponents.sabnzbdReplay.format),
+            typical: typical)
+    }
+
+    /// A real recording from a slow news server (`bench/recordings/sabnzbd/<folder>`): a stress
+    /// variant, not drawn into the month.
+    static func slowServer(_ name: String, _ summary: String, _ folder: String) -> BenchTrajectory {
+        recorded(name, "slow server: \(summary)", folder, typical: false)
     }
 
     /// A SABnzbd recording in `folder` played 60 times slower (`StretchedSABnzbdRecording`).
