@@ -65,6 +65,13 @@ enum BenchTrajectories {
             slower("sabnzbd-h-stall-1h", "the news server silent 15 min at 40 %", "../recordings/sabnzbd/h-stall"),
             slower("sabnzbd-i-pause-job-1h", "one job paused 20 min at 30 %", "../recordings/sabnzbd/i-pause-job"),
             BenchTrajectory(
+                "ha-washer-12m", .washer,
+                "real Home Assistant 2024.3: the 8-minute program's phases over 12 minutes",
+                AdapterRecording(
+                    "../recordings/homeassistant/washer-12m.jsonl",
+                    format: StandardComponents.homeAssistantReplay.format),
+                typical: false),
+            BenchTrajectory(
                 "ha-washer-8m", .washer,
                 "real Home Assistant 2024.3: progress in whole % every 30 s, remaining in whole minutes every 60 s",
                 AdapterRecording(
