@@ -11,7 +11,7 @@ DEB_DIR    := .build/deb
 # The release build links the Swift runtime into the binary, so it runs without a toolchain.
 RELEASE_FLAGS ?= --static-swift-stdlib
 
-.PHONY: all deps build release test demo install uninstall lint fuzz fuzz-smoke bench deb package-test clean
+.PHONY: all deps build release test demo install uninstall lint fuzz fuzz-smoke bench link-order deb package-test clean
 
 all: build
 
@@ -54,6 +54,11 @@ uninstall:
 # The bench is its own program (livebridge-bench); it measures the livebridge next to it.
 bench: release
 	.build/release/livebridge-bench $(BENCH_ARGS)
+
+## The release link's code layout (scripts/link/order.sh): profiles `livebridge run` in the resource
+# bench under callgrind and rewrites scripts/link/livebridge.order and livebridge-hot.lds.
+link-order: deps
+	scripts/link/order.sh
 
 ## Fuzzing (fuzz/README.md): every libFuzzer harness for FUZZ_SECONDS each (default 5 minutes).
 FUZZ_SECONDS ?= 300
