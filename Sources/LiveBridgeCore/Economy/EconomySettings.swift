@@ -101,8 +101,9 @@ public struct EconomySettings: Sendable, Hashable {
     /// Upper bound of the pace window: an hour-old pace says little about the next minutes.
     public var paceWindowMaximum: Double = 1800
     /// The pace window restarts at a change of speed: when the advances of the last
-    /// max(`paceChangeSpan`, 4 usual gaps) seconds run this many times faster or slower than the
-    /// ones before (a server halving its rate is a new pace, not noise to average over).
+    /// max(`paceChangeSpan`, 4 usual gaps, 2 of the longest recent waits) seconds run this many
+    /// times faster or slower than the ones before (a server halving its rate is a new pace, not
+    /// noise to average over; a burst of articles a minute apart is neither).
     public var paceChangeFactor: Double = 1.6
     /// See `paceChangeFactor`.
     public var paceChangeSpan: Double = 10
@@ -121,12 +122,14 @@ public struct EconomySettings: Sendable, Hashable {
     /// scored against what followed: no track record either way.
     public var paceShareUnscored: Double = 0
     /// The job is stalled when the progress has not moved for max(this, `stallGapFactor` ×
-    /// the usual gap between its advances): the bar then stands still instead of gliding on.
+    /// the longest of its recent waits between advances): the bar then stands still instead of
+    /// gliding on.
     public var stallMinimum: Double = 3
     /// See `stallMinimum`: three missed steps of a stepwise source are no longer chance.
     public var stallGapFactor: Double = 3
-    /// A push once this many of the job's usual gaps passed without an advance (two polls in a
-    /// row of a count that moves every poll) anchors a bar standing still (see `EconomyPolicy.plan`).
+    /// A push once this many times the job's longest recent wait passed without an advance (two
+    /// polls in a row of a count that moves every poll) anchors a bar standing still (see
+    /// `EconomyPolicy.plan`).
     public var overdueGapFactor: Double = 2
     /// A source's finish further out than this many times what the measured pace supports is
     /// not believed (a rate measured right after a stall) unless it held still for

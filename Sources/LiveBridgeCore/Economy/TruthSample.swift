@@ -171,15 +171,15 @@ public struct PaceEstimate: Sendable, Hashable {
     /// Seconds the advances span.
     var span: Double { (corners.last?.time ?? 0) - (corners.first?.time ?? 0) }
 
-    /// True once `gaps` of the job's usual gaps have passed since its last advance (with polls at
-    /// that gap: as many polls in a row without an advance).
+    /// True once `gaps` times the job's longest recent wait (`longGap`) have passed since its last
+    /// advance (with polls at that gap: as many polls in a row without an advance).
     func overdue(at now: Double, gaps: Double) -> Bool {
         guard corners.count >= 2, let last = corners.last, let gap = longGap, gap > 0 else { return false }
         return now - last.time >= gaps * gap - 1e-6
     }
 
-    /// True when the progress has not moved for max(`minimum`, `factor` × the usual gap) after
-    /// having moved before.
+    /// True when the progress has not moved for max(`minimum`, `factor` × the longest recent wait)
+    /// after having moved before.
     func stalled(at now: Double, minimum: Double, factor: Double) -> Bool {
         guard corners.count >= 2, let last = corners.last else { return false }
         return now - last.time > max(minimum, factor * (longGap ?? 0))
