@@ -11,6 +11,9 @@ struct BenchReport: Sendable {
     var economy: [EconomyBench.JobResult]?
     /// The generated corpus, per family.
     var corpus: [CorpusBench.Row]?
+    /// Per print family: how many variants a sender without the future holds with one correction
+    /// (`CausalReference`).
+    var causalPrints: [(family: String, held: Int, of: Int)]?
     var month: MonthBench.Result?
     /// Latency with the engine's state in files (as `livebridge run`), then in memory.
     var latency: [LatencyBench.Result]?
@@ -235,6 +238,14 @@ struct BenchReport: Sendable {
             "Ratio = (pushes − 1 extra end frame) ÷ the oracle's pushes (a push at each card change, as above). "
                 + "Families: " + rows.map { "`\($0.family)` \($0.summary)" }.joined(separator: "; ") + ".")
         lines.append("")
+        if let causalPrints, !causalPrints.isEmpty {
+            let held = causalPrints.map { "\($0.held) of \($0.of) `\($0.family)`" }.joined(separator: ", ")
+            lines.append(
+                "A sender that cannot see the future (the card change aimed at the source's finish, one correction "
+                    + "from the print's own pace once the bar is 0.9 ε off the count) holds \(held) prints within ε "
+                    + "with that one correction; 1.5 × the oracle's three pushes allows one (`CausalReference`).")
+            lines.append("")
+        }
         return lines
     }
 
@@ -427,6 +438,12 @@ struct BenchReport: Sendable {
                         "meetsGoal": .bool(job.meetsGoal(epsilon: epsilon)),
                         "reasons": .object(job.reasons.mapValues { .int(Int64($0)) }),
                     ]
+                })
+        }
+        if let causalPrints {
+            root["causalPrints"] = .array(
+                causalPrints.map {
+                    ["family": .string($0.family), "held": .int(Int64($0.held)), "of": .int(Int64($0.of))]
                 })
         }
         if let corpus {

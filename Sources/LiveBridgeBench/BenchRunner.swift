@@ -42,6 +42,7 @@ struct BenchRunner: Sendable {
             report.corpus = await withCheckedContinuation { continuation in
                 Thread { continuation.resume(returning: bench.run()) }.start()
             }
+            report.causalPrints = CausalReference.run(epsilon: settings.maxDisplayError, variants: corpus.variants)
         }
         if wanted.contains("month") {
             progress("bench: month simulation")
