@@ -138,15 +138,22 @@ struct EconomyStepTests {
             t += gap * Double.random(in: 0.95...1.05, using: &random)
             landings.append(t)
         }
-        let end = t
+        return polledCount(landings: landings, step: step, poll: poll, remaining: true)
+    }
+
+    /// A download's count of articles (`step` of the job each) that land at `landings`, polled
+    /// every `poll` seconds until the last one, with the exact remaining time when `remaining`;
+    /// it ends one poll later.
+    static func polledCount(landings: [Double], step: Double, poll: Double, remaining: Bool) -> [ActivityUpdate] {
+        let end = landings.last ?? 0
         var updates: [ActivityUpdate] = []
         var now = 0.0
         while now < end {
-            let done = min(1, Double(landings.filter { $0 <= now }.count) * step)
             updates.append(
                 ActivityUpdate(
                     slug: "job", name: "Job", phase: .active, content: GenericContent(state: "Downloading"),
-                    progress: done, eta: .remaining(end - now), observedAt: base + now))
+                    progress: min(1, Double(landings.filter { $0 <= now }.count) * step),
+                    eta: remaining ? .remaining(end - now) : nil, observedAt: base + now))
             now += poll
         }
         updates.append(EconomyPolicyTests.ended("job", "Job", state: "Complete", at: base + end + poll))
@@ -196,18 +203,7 @@ struct EconomyNoIdlePushTests {
             t += gap * (slower ? slowdown : 1) * Double.random(in: 0.97...1.03, using: &random)
             landings.append(t)
         }
-        var updates: [ActivityUpdate] = []
-        var now = 0.0
-        while now < t {
-            updates.append(
-                ActivityUpdate(
-                    slug: "job", name: "Job", phase: .active, content: GenericContent(state: "Downloading"),
-                    progress: min(1, Double(landings.filter { $0 <= now }.count) * step),
-                    eta: .remaining(t - now), observedAt: EconomyStepTests.base + now))
-            now += 3
-        }
-        updates.append(EconomyPolicyTests.ended("job", "Job", state: "Complete", at: EconomyStepTests.base + t + 3))
-        return updates
+        return EconomyStepTests.polledCount(landings: landings, step: step, poll: 3, remaining: true)
     }
 
     @Test(
@@ -244,19 +240,8 @@ struct EconomyBurstTests {
                 landings.append(t + 3 * Double(index))
             }
         }
-        let end = landings.last ?? t
-        var updates: [ActivityUpdate] = []
-        var now = 0.0
-        while now < end {
-            updates.append(
-                ActivityUpdate(
-                    slug: "job", name: "Job", phase: .active, content: GenericContent(state: "Downloading"),
-                    progress: min(1, Double(landings.filter { $0 <= now }.count) * article),
-                    observedAt: EconomyStepTests.base + now))
-            now += 3
-        }
-        updates.append(EconomyPolicyTests.ended("job", "Job", state: "Complete", at: EconomyStepTests.base + end + 3))
-        return (updates, EconomyStepTests.base + end)
+        let updates = EconomyStepTests.polledCount(landings: landings, step: article, poll: 3, remaining: false)
+        return (updates, EconomyStepTests.base + (landings.last ?? t))
     }
 
     @Test(
