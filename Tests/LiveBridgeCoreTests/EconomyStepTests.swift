@@ -291,3 +291,34 @@ struct EconomyBurstTests {
         #expect(idle.isEmpty, "\(idle)")
     }
 }
+
+/// A job longer than the display's lifecycle limit (iOS: 8 h) is renewed before it; no heartbeat
+/// is spent minutes before a renewal that refreshes the stale timer anyway.
+@Suite("Economy policy: heartbeats and renewals")
+struct EconomyHeartbeatTests {
+    /// A 20-hour job at a steady pace with an exact estimate, observed every minute.
+    static func steadyJob(hours: Double) -> [ActivityUpdate] {
+        let duration = hours * 3600
+        var updates: [ActivityUpdate] = []
+        for t in stride(from: 0.0, to: duration, by: 60) {
+            updates.append(
+                ActivityUpdate(
+                    slug: "job", name: "Job", phase: .active, content: GenericContent(state: "Printing"),
+                    progress: t / duration, eta: .remaining(duration - t), observedAt: EconomyStepTests.base + t))
+        }
+        updates.append(EconomyPolicyTests.ended("job", "Job", state: "Done", at: EconomyStepTests.base + duration))
+        return updates
+    }
+
+    @Test("a 20-hour job renewed every 7 h 45 min sends no heartbeat; without renewals it needs them")
+    func noHeartbeatBeforeRenewal() {
+        let updates = Self.steadyJob(hours: 20)
+        var renewed = EconomySimulation(model: .interpolating, settings: EconomySettings())
+        renewed.lifecycleLimit = 8 * 3600
+        let withRenewals = renewed.run(updates).pushes
+        #expect(withRenewals.filter { $0.frame.reason == .renewal }.count >= 2)
+        #expect(withRenewals.filter { $0.frame.reason == .heartbeat }.isEmpty)
+        let without = EconomySimulation(model: .interpolating, settings: EconomySettings()).run(updates).pushes
+        #expect(!without.filter { $0.frame.reason == .heartbeat }.isEmpty)
+    }
+}

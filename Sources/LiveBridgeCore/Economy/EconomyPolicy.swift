@@ -461,8 +461,14 @@ public struct EconomyPolicy: Sendable {
     }
 
     /// When a heartbeat is due before the service's `stale_ttl` runs out.
-    public func heartbeatDue(lastPushAt: Double?, staleTTL: Double) -> Double? {
+    ///
+    /// None when the activity is renewed (`renewal`: ended and started afresh with new TTLs before
+    /// the display's lifecycle limit) before the service would call it stale, with the room the
+    /// renewal itself keeps before that limit (`renewalLastMoment`): a heartbeat minutes before a
+    /// renewal is a request spent for nothing.
+    public func heartbeatDue(lastPushAt: Double?, staleTTL: Double, renewal: Double? = nil) -> Double? {
         guard let lastPushAt, staleTTL > 0 else { return nil }
+        if let renewal, renewal <= lastPushAt + staleTTL - settings.renewalLastMoment { return nil }
         let margin = max(300, staleTTL * 0.05)
         return lastPushAt + max(staleTTL - margin, staleTTL / 2)
     }

@@ -306,7 +306,9 @@ public struct ActivityTracker: Sendable {
         policy.anchorDeadline(anchor, truth: truth, phase: lastPhaseKind, suppressed: suppressedDeadline)
     }
 
-    private var heartbeatDue: Double? { policy.heartbeatDue(lastPushAt: lastPushAt, staleTTL: staleTTL) }
+    private var heartbeatDue: Double? {
+        policy.heartbeatDue(lastPushAt: lastPushAt, staleTTL: staleTTL, renewal: renewalDue)
+    }
 
     /// When the current Live Activity must be ended and started afresh: `renewalMargin` before
     /// `lifecycleLimit`, or `renewalLastMoment` before it when the job should end before the
