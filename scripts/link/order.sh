@@ -10,7 +10,9 @@
 # while `livebridge-bench --only resources` drives the release binary. The linker places those
 # functions together at the start of the code, so what the daemon runs lies in about three
 # contiguous megabytes instead of being spread over all eleven, and the kernel's fault-around
-# maps that code rather than its cold neighbours.
+# maps that code rather than its cold neighbours. The profiled binary is linked with the current
+# layout, which changes where the functions lie but not which of them run: the files generated do
+# not depend on the layout they replace (nor on the state of .build).
 #
 # lld orders sections by the symbols they define. Two kinds of executed functions need the
 # linker script instead:
@@ -59,14 +61,30 @@ for run in $(seq "$runs"); do
     grep -q 'Peak RSS' "$work/bench.$run" || { cat "$work/bench.$run" >&2; exit 1; }
 done
 
-# The executed functions of the binary (callgrind's `fn=` lines under its `ob=`), without
-# callgrind's recursion suffixes ('2) and its names for code outside any symbol.
+# The binary's functions outside its `.text` section: those the current linker script placed in
+# `.text.hot`. valgrind 3.19 counts only an object's `.text` as its code, so callgrind names these
+# functions but lists them under `ob=???`; without them, a layout generated from a binary linked
+# with the previous one would leave out what that one placed.
+objdump -t "$work/livebridge" |
+    awk -F'\t' '
+        NF == 2 {
+            n = split($1, left, " ")
+            if (left[n - 1] != "F" && left[n - 2] != "F") next
+            m = split($2, right, " ")
+            if (left[n] ~ /^\.text./) print right[m]
+        }' >"$work/outside"
+
+# The executed functions of the binary (callgrind's `fn=` lines under its `ob=`, or under `ob=???`
+# for the functions above), without callgrind's recursion suffixes ('2) and its names for code
+# outside any symbol.
 awk -v object="$work/livebridge" '
+    FILENAME == ARGV[1] { outside[$1] = 1; next }
     /^ob=/ { current = substr($0, 4) }
-    /^fn=/ && current == object {
+    /^fn=/ && (current == object || current == "???") {
         name = substr($0, 4); sub(/\047[0-9]+$/, "", name)
+        if (current == "???" && !(name in outside)) next
         if (name !~ /^0x/ && name !~ /[ ()]/) print name
-    }' "$work"/callgrind.* | LC_ALL=C sort -u >"$work/executed"
+    }' "$work/outside" "$work"/callgrind.* | LC_ALL=C sort -u >"$work/executed"
 
 # The names of the binary's symbols, each once.
 nm --defined-only "$bin/livebridge" | awk '{ print $3 }' | LC_ALL=C sort -u >"$work/symbols"
