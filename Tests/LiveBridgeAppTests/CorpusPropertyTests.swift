@@ -84,6 +84,32 @@ struct CorpusPropertyTests {
         }
     }
 
+    @Test(
+        "a download joining a session moves the countdown once: the push for the new card carries the source's estimate, no correction follows within a minute and no reversal within the reversal window"
+    )
+    func joiningDownloadOneMove() {
+        let settings = EconomySettings()
+        let index = Corpus.families.firstIndex { $0.name == "multi-job" }!
+        for variant in 0..<12 {
+            let seed = CorpusBench.seed(family: index, variant: variant)
+            let updates = Corpus.families[index].generate(seed, ReplayCommand.base)
+            let pushes = EconomySimulation(model: .interpolating, settings: settings).run(updates).pushes
+            let invariants = EconomyInvariants.check(
+                pushes: pushes, updates: updates, truth: JobTruth(updates), settings: settings)
+            let events = invariants.events.map { "\($0.time - ReplayCommand.base) s: \($0.what)" }
+            #expect(invariants.oscillations == 0, "variant \(variant): \(events)")
+            // The pace measured before a join is in the smaller session's units; anchored on it, the
+            // bar ran ahead of the truth and was corrected seconds later.
+            for (earlier, later) in zip(pushes, pushes.dropFirst())
+            where earlier.frame.reason == .structural && later.frame.kind == .update {
+                let pair = "\(earlier.time - ReplayCommand.base) s then \(later.frame.reason)"
+                #expect(
+                    later.frame.reason == .structural || later.time - earlier.time >= 60,
+                    "variant \(variant): \(pair) \(later.time - earlier.time) s later")
+            }
+        }
+    }
+
     @Test("a stalled job shows no countdown: during every stall longer than a minute the last push has none")
     func stallsShowNoCountdown() {
         let settings = EconomySettings()

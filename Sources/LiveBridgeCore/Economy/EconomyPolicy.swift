@@ -68,6 +68,9 @@ public struct EconomyPolicy: Sendable {
         public internal(set) var finishes = FinishTrack()
         /// When the card's text or phase last changed in a push: a new stretch of the job.
         var cardChangedAt: Double?
+        /// When the card's text last changed within one phase (a download joining a session, a
+        /// washer's rinse): the progress may run at another rate from then on (see `stretchShare`).
+        var stretchStartedAt: Double?
 
         public init() {}
     }
@@ -265,12 +268,19 @@ public struct EconomyPolicy: Sendable {
         var result: Double?
         switch (source, paceFinish) {
         case (let source?, let paced?):
+            let stretch = stretchShare(memory, at: now)
             let sourceLeft = max(0, source - now)
             let pacedLeft = max(0, paced - now)
             if steadyFinish(truth, memory: memory) {
                 // The source's countdown holds still: it knows the end, however fast the current
                 // stretch runs (a washer's spin); the pace only leans the bar.
                 result = source
+            } else if stretch < 1 {
+                // A new stretch (a second download joining the session): the pace measured before
+                // it is in the old stretch's units, the source's estimate already counts what
+                // joined. The pace is believed as far as it was measured within the stretch; its
+                // old part cannot call the source's estimate absurd.
+                result = source + stretch * paceWeight(memory, resolution: truth.resolution) * (paced - source)
             } else if sourceLeft > settings.absurdFinishFactor * pacedLeft
                 + max(truth.finishResolution, settings.paceMinimumSpan)
             {
@@ -288,6 +298,15 @@ public struct EconomyPolicy: Sendable {
         }
         guard let result, result - now <= settings.maximumCountdown else { return nil }
         return max(result, now)
+    }
+
+    /// The share of the measured pace's span that lies within the current stretch (since the
+    /// card's text last changed within its phase): 1 when the whole pace was measured since.
+    func stretchShare(_ memory: Memory, at now: Double) -> Double {
+        guard let start = memory.stretchStartedAt, let first = memory.pace.corners.first?.time, first < start
+        else { return 1 }
+        let span = max(now, memory.pace.corners.last?.time ?? now) - first
+        return span > 0 ? min(1, max(0, (now - start) / span)) : 0
     }
 
     /// How long a source's finish must have held still to be believed as it stands: the pace's
@@ -699,7 +718,22 @@ public struct EconomyPolicy: Sendable {
     }
 
     /// A push changed the card's text or phase.
-    public func cardChanged(memory: inout Memory, at t: Double) { memory.cardChangedAt = t }
+    ///
+    /// When only its text changed (`samePhase`) and the source's estimate jumped with it by more
+    /// than the ETA tolerance (a second download joining the session, one leaving it), a new
+    /// stretch starts: the progress runs at another rate from now on, which the source already
+    /// counts and the pace measured so far does not (`stretchShare`). A text change the estimate
+    /// runs through unmoved (a washer's rinse after its wash) keeps the pace.
+    public func cardChanged(memory: inout Memory, truth: TruthSample?, samePhase: Bool = false, at t: Double) {
+        memory.cardChangedAt = t
+        let points = memory.finishes.points
+        guard samePhase, let truth, !truth.fixedFinish, points.count >= 2 else { return }
+        let now = points[points.count - 1]
+        let before = points[points.count - 2]
+        guard now.time >= truth.time else { return }
+        let tolerance = etaTolerance(truth, memory: memory, remaining: max(0, now.finish - t))
+        if abs(now.finish - before.finish) > tolerance { memory.stretchStartedAt = t }
+    }
 
     /// A push went out: the ETA deviation clock starts again, and the `end_date` moving from `old`
     /// to `new` is a move of the countdown (its direction is what the reversal rules look at),

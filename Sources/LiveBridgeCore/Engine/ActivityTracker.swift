@@ -469,7 +469,11 @@ public struct ActivityTracker: Sendable {
             }
         }
         if refreshDetails { lastDetailsAt = now }
-        if stable != lastStable || phaseKind != lastPhaseKind { policy.cardChanged(memory: &memory, at: now) }
+        if stable != lastStable || phaseKind != lastPhaseKind {
+            policy.cardChanged(
+                memory: &memory, truth: truth, samePhase: lastPhaseKind != "none" && phaseKind == lastPhaseKind,
+                at: now)
+        }
         lastStable = stable
         lastPhaseKind = phaseKind
         let isPaused = phaseKind == "paused"
