@@ -187,6 +187,33 @@ struct EconomyStepTests {
         }
         #expect(worst <= (step + settings.maxDisplayError) / 2 + 1e-9, "worst \(worst) for steps of \(step)")
     }
+
+    @Test(
+        "a news server that stops answering under a fast poll: the bar waits at the top of its glide with one push, not a push a poll until the bar stands",
+        arguments: [(0.048, 1.5, 0.5, 15.0), (0.04, 2.0, 0.5, 30.0), (0.05, 3.0, 1.0, 20.0)])
+    func stallUnderFastPollOnePush(step: Double, gap: Double, poll: Double, stall: Double) {
+        // Steps every `gap` seconds; at 40 % the next one comes `stall` seconds late.
+        var landings: [Double] = []
+        var t = 0.0
+        while Double(landings.count) * step < 1 - 1e-9 {
+            t += gap + (Double(landings.count) * step >= 0.4 && Double(landings.count - 1) * step < 0.4 ? stall : 0)
+            landings.append(t)
+        }
+        let updates = Self.polledCount(landings: landings, step: step, poll: poll, remaining: true)
+        let pushes = EconomySimulation(model: .interpolating, settings: EconomySettings()).run(updates).pushes
+        let late = landings.indices.dropFirst().first { landings[$0] - landings[$0 - 1] > gap + 1 }!
+        // From when the step was due until it landed.
+        let due = Self.base + landings[late - 1] + gap
+        let waiting = pushes.filter { $0.time > due && $0.time < Self.base + landings[late] }
+        #expect(waiting.count <= 1, "\(waiting.map { ($0.time - Self.base, $0.frame.reason) })")
+        // And the bar that waits stands within the count's tolerance of it.
+        if let push = waiting.first {
+            let shown = push.frame.content["progress"]?.doubleValue ?? 0
+            let count = Double(late) * step
+            #expect(push.frame.content["live_progress"] == nil, "a bar that waits does not glide")
+            #expect(abs(shown - count) <= max(EconomySettings().maxDisplayError, (step + 0.03) / 2) + 1e-9)
+        }
+    }
 }
 
 /// A push must fix what it is pushed for.

@@ -68,6 +68,10 @@ public struct EconomyPolicy: Sendable {
         public internal(set) var finishes = FinishTrack()
         /// When the card's text or phase last changed in a push: a new stretch of the job.
         var cardChangedAt: Double?
+        /// The latest observation's time, and the smoothed time between two observations (the
+        /// source's poll or report interval).
+        var lastObservationAt: Double?
+        var observationGap: Double?
         /// When the card's text last changed within one phase (a download joining a session, a
         /// washer's rinse): the progress may run at another rate from then on (see `stretchShare`).
         var stretchStartedAt: Double?
@@ -121,6 +125,11 @@ public struct EconomyPolicy: Sendable {
 
     /// Folds a new truth into the memory (the pace).
     public func observe(_ truth: TruthSample, paused: Bool, startedAt: Double?, memory: inout Memory) {
+        if let last = memory.lastObservationAt, truth.time > last {
+            let gap = truth.time - last
+            memory.observationGap = memory.observationGap.map { 0.7 * $0 + 0.3 * gap } ?? gap
+        }
+        memory.lastObservationAt = max(memory.lastObservationAt ?? truth.time, truth.time)
         // A pause is not a slowdown: its flat stretch is cut out of the pace when the job moves.
         guard !paused else {
             memory.finishes.reset()
@@ -200,13 +209,12 @@ public struct EconomyPolicy: Sendable {
         }
         // A staircase that stopped is where its count is: a bar standing still shows the count.
         if offset > 0, rate <= 0 { return p }
-        if offset > 0, let step = memory.pace.step {
+        if offset > 0, let cap = staircaseCap(p, memory: memory) {
             // No further than where the glide is due to meet its next step while that step is
             // overdue (a stall shows as the bar standing still), never as far as ε from the count
             // (a bar pushed there would be off by ε the moment it lands).
             let glide = p + rate * (now - corner.time) - offset
-            let reach = max(settings.staircaseOffsetShare * settings.maxDisplayError, offset)
-            return min(1, max(p - offset, min(p + min(step - offset, reach), glide)))
+            return min(1, max(p - offset, min(cap, glide)))
         }
         // A sampled value (a sensor reporting every half minute) may have moved on since it was
         // true: from then on at the pace. A count polled between its steps (one that repeats
@@ -218,6 +226,32 @@ public struct EconomyPolicy: Sendable {
             base = max(base, corner.time + max(truth.resolution, memory.pace.step ?? 0) / rate)
         }
         return min(1, max(p, p + rate * (now - base)))
+    }
+
+    /// How far above a coarse staircase's count `p` its glide goes while the next step is due:
+    /// a step less the offset, never as far as ε from the count.
+    func staircaseCap(_ p: Double, memory: Memory) -> Double? {
+        let offset = staircaseOffset(memory)
+        guard offset > 0, let step = memory.pace.step else { return nil }
+        let reach = max(settings.staircaseOffsetShare * settings.maxDisplayError, offset)
+        return p + min(step - offset, reach)
+    }
+
+    /// True when a push now would glide on from the top of a coarse staircase's glide (its next
+    /// step is due: the glide has reached `staircaseCap` and the count has not moved) and that
+    /// glide would pass the count's tolerance before `errorLookaheadGaps` more observations: it
+    /// could only be corrected again at once, at every observation until the step lands (a fast
+    /// poll of a news server that has stopped answering: a push a second). Such a push anchors a
+    /// bar that waits at the cap instead; the step landing meets it there. A glide that lasts
+    /// longer is pushed as before (a server slowing down: the step is late, and lands soon).
+    func waitsForStep(_ truth: TruthSample, memory: Memory, at now: Double) -> Bool {
+        guard !truth.fixedFinish, let p = truth.progress, p < 1, let cap = staircaseCap(p, memory: memory),
+            let corner = memory.pace.corners.last, abs(corner.progress - p) < 1e-9,
+            let rate = pace(memory, at: truth.time), rate > 0, let interval = memory.observationGap
+        else { return false }
+        guard p + rate * (now - corner.time) - staircaseOffset(memory) >= cap - 1e-9 else { return false }
+        let room = countTolerance(memory, epsilon: settings.maxDisplayError) - (cap - p)
+        return room / rate < settings.errorLookaheadGaps * interval
     }
 
     /// How far below a coarse staircase's count the glide runs when its step is new: nothing for
@@ -374,7 +408,9 @@ public struct EconomyPolicy: Sendable {
         // that stands still: the observations no longer support a glide, and a stall would
         // otherwise cost a push for every glide the count does not follow, then one to stop.
         let overdue = memory.pace.overdue(at: sample.time, gaps: settings.overdueGapFactor)
-        guard !paused, !overdue || sample.fixedFinish, let finish = self.finish(sample, memory: memory, at: now) else {
+        let waiting = waitsForStep(sample, memory: memory, at: now)
+        guard !paused, !overdue || sample.fixedFinish, !waiting, let finish = self.finish(sample, memory: memory, at: now)
+        else {
             plan.progress = standing
             return plan
         }
