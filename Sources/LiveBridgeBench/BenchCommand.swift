@@ -138,7 +138,7 @@ extension BenchCommand {
             "driftAnchorShare": \.driftAnchorShare,
             "steadyFinishSteps": \.steadyFinishSteps, "etaMoveMinimum": \.etaMoveMinimum,
             "etaJobFraction": \.etaJobFraction, "staircaseOffsetShare": \.staircaseOffsetShare,
-            "staircaseMinimumGap": \.staircaseMinimumGap,
+            "staircaseMinimumGap": \.staircaseMinimumGap, "stepWaitObservations": \.stepWaitObservations,
         ]
     }
 

@@ -239,7 +239,7 @@ public struct EconomyPolicy: Sendable {
 
     /// True when a push now would glide on from the top of a coarse staircase's glide (its next
     /// step is due: the glide has reached `staircaseCap` and the count has not moved) and that
-    /// glide would pass the count's tolerance before `errorLookaheadGaps` more observations: it
+    /// glide would pass the count's tolerance before `stepWaitObservations` more observations: it
     /// could only be corrected again at once, at every observation until the step lands (a fast
     /// poll of a news server that has stopped answering: a push a second). Such a push anchors a
     /// bar that waits at the cap instead; the step landing meets it there. A glide that lasts
@@ -251,7 +251,7 @@ public struct EconomyPolicy: Sendable {
         else { return false }
         guard p + rate * (now - corner.time) - staircaseOffset(memory) >= cap - 1e-9 else { return false }
         let room = countTolerance(memory, epsilon: settings.maxDisplayError) - (cap - p)
-        return room / rate < settings.errorLookaheadGaps * interval
+        return room / rate < settings.stepWaitObservations * interval
     }
 
     /// How far below a coarse staircase's count the glide runs when its step is new: nothing for

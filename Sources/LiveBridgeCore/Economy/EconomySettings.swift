@@ -152,6 +152,10 @@ public struct EconomySettings: Sendable, Hashable {
     /// show it is corrected now, in one push (and not half a minute early on a job polled every
     /// second).
     public var errorLookaheadGaps: Double = 2
+    /// A push while a coarse staircase's step is due anchors a bar that waits at the top of its
+    /// glide when gliding on would pass the count's tolerance within this many of the source's
+    /// intervals between observations: such a glide could only be corrected at the next ones.
+    public var stepWaitObservations: Double = 2
 
     /// A push anchors a bar whose slope (its `end_date`) differs from the measured pace up to this
     /// share of ε ahead of or behind the truth, on the side the truth is heading, so the drift
