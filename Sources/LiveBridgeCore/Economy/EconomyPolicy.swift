@@ -672,7 +672,7 @@ public struct EconomyPolicy: Sendable {
     }
 
     /// The pace the predictive display-error check projects the truth at: the measured pace (or,
-    /// before one is believed, the last step's); none once the next advance is overdue
+    /// before one is believed, the last step's when that step spans `paceMinimumSpan`); none once the next advance is overdue
     /// (`overdueGapFactor`); and a coarse staircase between its steps at its steps' own rate.
     /// Its glide runs through the middle of the steps by design, ahead of the count when the next
     /// step is due; read as a slowdown, that lead would cost a push before every step and another
@@ -685,7 +685,12 @@ public struct EconomyPolicy: Sendable {
         {
             return rate
         }
-        return pace(memory, at: t) ?? memory.pace.lastStepRate
+        if let rate = pace(memory, at: t) { return rate }
+        // One step is a rate only when it spans what a pace is believed over: a download's first
+        // articles half a second apart say nothing yet about its speed (SABnzbd's connections
+        // are still opening), a sensor's reading half a minute after the one before does.
+        guard let interval = memory.pace.lastStepInterval, interval >= settings.paceMinimumSpan else { return nil }
+        return memory.pace.lastStepRate
     }
 
     /// How far the pushed `end_date` may be from the robust finish before the countdown is worth
