@@ -243,6 +243,32 @@ struct EconomyStepTests {
         }
         #expect(predicted.isEmpty, "corrections of a bar within ε at \(predicted)")
     }
+
+    @Test(
+        "a source that stops stating a finish mid-job (a paused job's last articles landing) keeps the bar gliding at the measured pace, not a push per step",
+        arguments: [(0.05, 1.5, 10.0, 5.0), (0.04, 1.0, 8.0, 6.0), (0.06, 2.0, 12.0, 8.0)])
+    func finishGoneMidJob(step: Double, gap: Double, from: Double, lasting: Double) {
+        let end = gap / step
+        var updates: [ActivityUpdate] = []
+        var now = 0.0
+        while now < end {
+            let count = min(1, (now / gap).rounded(.down) * step)
+            let silent = now >= from && now < from + lasting
+            updates.append(
+                ActivityUpdate(
+                    slug: "job", name: "Job", phase: .active, content: GenericContent(state: "Downloading"),
+                    progress: count, eta: silent ? nil : .remaining(1.4 * (end - now)), observedAt: Self.base + now))
+            now += 0.5
+        }
+        updates.append(EconomyPolicyTests.ended("job", "Job", state: "Complete", at: Self.base + end + 0.5))
+        let pushes = EconomySimulation(model: .interpolating, settings: EconomySettings()).run(updates).pushes
+        let silent = pushes.filter { $0.time >= Self.base + from && $0.time < Self.base + from + lasting }
+        let steps = Int(lasting / gap)
+        // The source's estimate runs 40 % long: the bar falls behind and is corrected while the
+        // source says nothing. A bar re-anchored to stand still there was a step behind at each
+        // step.
+        #expect(silent.count <= 1, "\(silent.count) pushes over \(steps) steps: \(silent.map(\.frame.reason))")
+    }
 }
 
 /// A push must fix what it is pushed for.

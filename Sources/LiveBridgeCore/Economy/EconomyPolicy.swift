@@ -72,6 +72,8 @@ public struct EconomyPolicy: Sendable {
         /// source's poll or report interval).
         var lastObservationAt: Double?
         var observationGap: Double?
+        /// When the source last stated a finish of its own.
+        var sourceFinishAt: Double?
         /// When the card's text last changed within one phase (a download joining a session, a
         /// washer's rinse): the progress may run at another rate from then on (see `stretchShare`).
         var stretchStartedAt: Double?
@@ -135,6 +137,7 @@ public struct EconomyPolicy: Sendable {
             memory.finishes.reset()
             return
         }
+        if truth.finish != nil { memory.sourceFinishAt = truth.time }
         if let finish = truth.finish, !truth.fixedFinish {
             memory.finishes.add(finish: finish, at: truth.time, window: steadyFinishSpan(truth))
         } else {
@@ -325,8 +328,11 @@ public struct EconomyPolicy: Sendable {
         case (let source?, nil):
             result = source
         case (nil, let paced?):
-            // No estimate from the source: the pace's, once it is believable.
-            result = memory.pace.span >= settings.paceWindowMinimum ? paced : nil
+            // No estimate from the source: the pace's, once it is believable — over the pace's
+            // shortest window, or as soon as the pace is measured when the source stated a finish
+            // until moments ago (SABnzbd says none while a paused job's last articles land).
+            let recent = memory.sourceFinishAt.map { truth.time - $0 <= settings.truthMaximumAge } ?? false
+            result = memory.pace.span >= settings.paceWindowMinimum || recent ? paced : nil
         case (nil, nil):
             result = nil
         }
