@@ -415,7 +415,8 @@ public struct EconomyPolicy: Sendable {
         // otherwise cost a push for every glide the count does not follow, then one to stop.
         let overdue = memory.pace.overdue(at: sample.time, gaps: settings.overdueGapFactor)
         let waiting = waitsForStep(sample, memory: memory, at: now)
-        guard !paused, !overdue || sample.fixedFinish, !waiting, let finish = self.finish(sample, memory: memory, at: now)
+        guard !paused, !overdue || sample.fixedFinish, !waiting,
+            let finish = self.finish(sample, memory: memory, at: now)
         else {
             plan.progress = standing
             return plan
