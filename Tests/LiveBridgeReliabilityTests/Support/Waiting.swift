@@ -34,14 +34,17 @@ extension VirtualClock {
         let reached = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             done.withLock { $0 = continuation }
             let finish: @Sendable (Bool) -> Void = { value in done.withLock { $0.take() }?.resume(returning: value) }
+            // The timer gives up only when its sleep ran out: cancelled, it was beaten by the
+            // sleeper (a cancelled `Task.sleep` returns at once, and finishing then raced the
+            // sleeper's `finish(true)`: a spurious timeout under load).
             let timer = Task {
-                try? await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
+                do { try await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000)) } catch { return }
                 finish(false)
             }
             Task { [self] in
                 await waitForSleepers(1)
-                timer.cancel()
                 finish(true)
+                timer.cancel()
             }
         }
         if !reached {
