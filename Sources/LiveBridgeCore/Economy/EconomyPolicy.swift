@@ -216,7 +216,7 @@ public struct EconomyPolicy: Sendable {
             // No further than where the glide is due to meet its next step while that step is
             // overdue (a stall shows as the bar standing still), never as far as ε from the count
             // (a bar pushed there would be off by ε the moment it lands).
-            let glide = p + rate * (now - corner.time) - offset
+            let glide = staircaseGlide(p, since: corner.time, rate: rate, offset: offset, at: now)
             return min(1, max(p - offset, min(cap, glide)))
         }
         // A sampled value (a sensor reporting every half minute) may have moved on since it was
@@ -229,6 +229,12 @@ public struct EconomyPolicy: Sendable {
             base = max(base, corner.time + max(truth.resolution, memory.pace.step ?? 0) / rate)
         }
         return min(1, max(p, p + rate * (now - base)))
+    }
+
+    /// Where a coarse staircase's glide through the middle of its steps is at `now`, before its
+    /// bounds: `offset` below the count `p` when its step was first seen at `since`, rising at `rate`.
+    func staircaseGlide(_ p: Double, since: Double, rate: Double, offset: Double, at now: Double) -> Double {
+        p + rate * (now - since) - offset
     }
 
     /// How far above a coarse staircase's count `p` its glide goes while the next step is due:
@@ -252,7 +258,8 @@ public struct EconomyPolicy: Sendable {
             let corner = memory.pace.corners.last, abs(corner.progress - p) < 1e-9,
             let rate = pace(memory, at: truth.time), rate > 0, let interval = memory.observationGap
         else { return false }
-        guard p + rate * (now - corner.time) - staircaseOffset(memory) >= cap - 1e-9 else { return false }
+        let glide = staircaseGlide(p, since: corner.time, rate: rate, offset: staircaseOffset(memory), at: now)
+        guard glide >= cap - 1e-9 else { return false }
         let room = countTolerance(memory, epsilon: settings.maxDisplayError) - (cap - p)
         return room / rate < settings.stepWaitObservations * interval
     }
@@ -679,8 +686,9 @@ public struct EconomyPolicy: Sendable {
     }
 
     /// The pace the predictive display-error check projects the truth at: the measured pace (or,
-    /// before one is believed, the last step's when that step spans `paceMinimumSpan`); none once the next advance is overdue
-    /// (`overdueGapFactor`); and a coarse staircase between its steps at its steps' own rate.
+    /// before one is believed, the last step's when that step spans `paceMinimumSpan`); none once
+    /// the next advance is overdue (`overdueGapFactor`); and a coarse staircase between its steps
+    /// at its steps' own rate.
     /// Its glide runs through the middle of the steps by design, ahead of the count when the next
     /// step is due; read as a slowdown, that lead would cost a push before every step and another
     /// when it lands.
