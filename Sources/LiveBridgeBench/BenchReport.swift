@@ -222,8 +222,8 @@ struct BenchReport: Sendable {
             "### 1b. The generated corpus (\(rows.count) families × \(variants) seeded variants, ε = \(Self.fixed(epsilon, 2)))",
             "",
             "| family | jobs | mean pushes | ratio p50 | p95 | max | max err | oscillation | absurd countdown | "
-                + "stale number | within window |",
-            "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+                + "stale number | within window | honest oracle: p50 | within 1.5 × |",
+            "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
         ]
         for row in rows {
             let invariants = row.invariants
@@ -231,7 +231,7 @@ struct BenchReport: Sendable {
                 "| \(row.family) | \(row.jobs.count) | \(Self.fixed(row.meanPushes, 1)) | \(Self.fixed(row.p50, 2)) | "
                     + "\(Self.fixed(row.p95, 2)) | \(Self.fixed(row.maxRatio, 2)) | \(Self.fixed(row.maxError, 4)) | "
                     + "\(invariants.oscillations) | \(invariants.absurdCountdowns) | \(invariants.staleNumbers) | "
-                    + "\(invariants.coalescing) |")
+                    + "\(invariants.coalescing) | \(Self.fixed(row.honestP50, 2)) | \(row.withinHonest) |")
         }
         lines.append("")
         lines.append(
@@ -466,6 +466,8 @@ struct BenchReport: Sendable {
                                 [
                                     "seed": .int(Int64(job.seed)), "pushes": .int(Int64(job.pushes)),
                                     "oracle": .int(Int64(job.oracle)), "ratio": .number(Self.round(job.ratio)),
+                                    "honestOracle": .int(Int64(job.honestOracle)),
+                                    "honestRatio": .number(Self.round(job.honestRatio)),
                                     "maxError": .number(Self.round(job.maxError)),
                                     "invariants": .int(Int64(job.invariants.total)),
                                 ]

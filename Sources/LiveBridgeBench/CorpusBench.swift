@@ -146,6 +146,10 @@ struct CorpusBench: Sendable {
         var duration: Double
         /// (pushes − extra end frames) ÷ oracle, the ratio.
         var ratio: Double
+        /// The oracle whose countdowns are honest (`PushOracle.honestCountdown`): the fewest
+        /// pushes for a sender that also shows the job's real finish, within the ETA tolerance.
+        var honestOracle: Int
+        var honestRatio: Double
     }
 
     /// One family's distribution.
@@ -159,6 +163,9 @@ struct CorpusBench: Sendable {
         var p95: Double { Self.quantile(ratios, 0.95) }
         var maxRatio: Double { ratios.last ?? 0 }
         var maxError: Double { jobs.map(\.maxError).max() ?? 0 }
+        var honestP50: Double { Self.quantile(jobs.map(\.honestRatio).sorted(), 0.5) }
+        /// Jobs within 1.5 × the honest-countdown oracle.
+        var withinHonest: Int { jobs.filter { $0.honestRatio <= 1.5 + 1e-9 }.count }
         var invariants: EconomyInvariants { jobs.map(\.invariants).reduce(EconomyInvariants(), +) }
         var meanPushes: Double { Double(jobs.map(\.pushes).reduce(0, +)) / Double(max(1, jobs.count)) }
 
@@ -190,12 +197,17 @@ struct CorpusBench: Sendable {
         let anchors = simulation.anchors["job"] ?? []
         let metered = DisplayErrorMeter.measure(truth, anchors: anchors)
         let oracle = PushOracle(epsilon: settings.maxDisplayError).solve(truth)
+        let honest = PushOracle(
+            epsilon: settings.maxDisplayError,
+            honestCountdown: (settings.etaToleranceFraction, settings.etaToleranceMinimum)
+        ).solve(truth)
         let pushes = simulation.pushes.filter { $0.frame.slug == "job" }
         let invariants = EconomyInvariants.check(pushes: pushes, updates: updates, truth: truth, settings: settings)
         let extra = settings.effectiveEndFrames - 1
         return Job(
             family: family, seed: seed, pushes: pushes.count, oracle: oracle.pushes, maxError: metered.max,
             invariants: invariants, duration: truth.end - truth.start,
-            ratio: Double(pushes.count - extra) / Double(max(1, oracle.pushes)))
+            ratio: Double(pushes.count - extra) / Double(max(1, oracle.pushes)), honestOracle: honest.pushes,
+            honestRatio: Double(pushes.count - extra) / Double(max(1, honest.pushes)))
     }
 }

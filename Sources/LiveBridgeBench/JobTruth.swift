@@ -15,6 +15,11 @@ struct JobTruth: Sendable {
     var changes: [Double]
     /// The progress the job ended with (1 for a success).
     var finalProgress: Double
+    /// When the job really finished: the first observation of its whole progress, else its end
+    /// (what an honest countdown counts down to).
+    var finish: Double {
+        samples.first { $0.time >= start && $0.progress >= 1 - 1e-9 }.map { min($0.time, end) } ?? end
+    }
 
     /// Builds the truth from one job's observations (one slug, any order).
     init(_ updates: [ActivityUpdate]) {

@@ -20,6 +20,15 @@ import LiveBridgeCore
 struct PushOracle: Sendable {
     /// ε, the largest |shown − truth| allowed at any grid point.
     var epsilon: Double
+    /// When set, every glide's `end_date` must be a countdown a person would take as the truth:
+    /// within `fraction` of the time left (at least `minimum` seconds) of the job's real finish
+    /// (`JobTruth.finish`). Nil: any `end_date` (the oracle).
+    var honestCountdown: (fraction: Double, minimum: Double)?
+
+    init(epsilon: Double, honestCountdown: (fraction: Double, minimum: Double)? = nil) {
+        self.epsilon = epsilon
+        self.honestCountdown = honestCountdown
+    }
 
     /// The oracle's schedule for one job.
     struct Result: Sendable {
@@ -55,6 +64,13 @@ struct PushOracle: Sendable {
             }
         }
         var scanner = ReachScanner(times: times, values: values, epsilon: epsilon)
+        if let honest = honestCountdown {
+            let finish = truth.finish
+            scanner.endDates = { t0 in
+                let tolerance = max(honest.minimum, honest.fraction * max(0, finish - t0))
+                return (finish - tolerance)...(finish + tolerance)
+            }
+        }
         var anchors: [DisplayAnchor] = []
         for (segment, first) in mandatoryIndices.enumerated() {
             let last = segment + 1 < mandatoryIndices.count ? mandatoryIndices[segment + 1] - 1 : times.count - 1
@@ -75,6 +91,8 @@ struct ReachScanner {
     let values: [Double]
     /// ε, tightened by a hair so floating-point rounding never makes a verified anchor exceed ε.
     let epsilon: Double
+    /// The `end_date`s a glide from a given time may carry (nil: any).
+    var endDates: ((Double) -> ClosedRange<Double>)?
     private var memo: [Int: (limit: Int, reach: Int, endDate: Double?)] = [:]
 
     init(times: [Double], values: [Double], epsilon: Double) {
@@ -137,6 +155,7 @@ struct ReachScanner {
         // Glide: shown(t) = p0 + (1 − p0)(t − t0)/(E − t0) for t < E. With u = 1/(E − t0), each
         // point k gives lo_k ≤ u ≤ hi_k; the feasible interval only shrinks as k grows.
         let span = 1 - p0
+        let allowed = endDates?(t0)
         var uLow = -Double.infinity
         var uHigh = Double.infinity
         var glideThrough: (k: Int, endDate: Double)?
@@ -148,8 +167,12 @@ struct ReachScanner {
             uHigh = min(uHigh, (values[k] + epsilon - p0) / (span * dt))
             if uHigh <= 0 || uLow > uHigh { break }
             // Whole-second E with E > t_k (point k still gliding) inside the feasible interval.
-            let lowest = max(times[k].rounded(.down) + 1, (t0 + 1 / uHigh).rounded(.up))
-            let highest = uLow > 0 ? (t0 + 1 / uLow).rounded(.down) : Double.infinity
+            var lowest = max(times[k].rounded(.down) + 1, (t0 + 1 / uHigh).rounded(.up))
+            var highest = uLow > 0 ? (t0 + 1 / uLow).rounded(.down) : Double.infinity
+            if let allowed {
+                lowest = max(lowest, allowed.lowerBound.rounded(.up))
+                highest = min(highest, allowed.upperBound.rounded(.down))
+            }
             if lowest > highest { break }
             glideThrough = (k, lowest)
             // E between t_k and t_{k+1}: later points fall back to p0.

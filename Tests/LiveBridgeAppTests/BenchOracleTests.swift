@@ -36,7 +36,10 @@ struct BenchOracleTests {
     }
 
     /// Reach by trying every whole-second E (and a static anchor) with `DisplayAnchor` itself.
-    static func bruteReach(_ q: Int, times: [Double], values: [Double], epsilon: Double, limit: Int) -> Int {
+    static func bruteReach(
+        _ q: Int, times: [Double], values: [Double], epsilon: Double, limit: Int,
+        endDates: ((Double) -> ClosedRange<Double>)? = nil
+    ) -> Int {
         func covered(_ anchor: DisplayAnchor) -> Int {
             var k = q
             while k + 1 <= limit, abs(anchor.shown(at: times[k + 1], model: .interpolating) - values[k + 1]) <= epsilon
@@ -47,7 +50,8 @@ struct BenchOracleTests {
         }
         var best = covered(DisplayAnchor(progress: values[q], time: times[q], endDate: nil, live: false))
         let first = times[q].rounded(.down) + 1
-        for endDate in stride(from: first, through: first + 3000, by: 1) {
+        for endDate in stride(from: first, through: first + 3000, by: 1)
+        where endDates.map({ $0(times[q]).contains(endDate) }) ?? true {
             best = max(best, covered(DisplayAnchor(progress: values[q], time: times[q], endDate: endDate, live: true)))
         }
         return best
@@ -94,6 +98,59 @@ struct BenchOracleTests {
         let result = PushOracle(epsilon: epsilon).solve(truth)
         #expect(result.pushes == fewest[0] + 1)
         #expect(DisplayErrorMeter.measure(truth, anchors: result.anchors).max <= epsilon + 1e-9)
+    }
+
+    @Test(
+        "with honest countdowns, reach matches brute force over the allowed end_dates",
+        arguments: [1, 2, 3, 4] as [UInt64])
+    func honestReachMatchesBruteForce(seed: UInt64) {
+        var random = BenchRandom(seed: seed)
+        var points: [(Double, Double)] = [(0, 0)]
+        var progress = 0.0
+        let rates = (0..<6).map { _ in random.uniform(0.2...1.8) }
+        let total = rates.reduce(0, +)
+        for (index, rate) in rates.enumerated() {
+            progress += rate / total
+            points.append((Double(index + 1) * 40, min(1, progress)))
+        }
+        let truth = JobTruth(Self.job(points))
+        let times = truth.grid().filter { $0 < truth.end }
+        let values = truth.values(at: times)
+        let finish = truth.finish
+        #expect(finish == truth.end)
+        // The ETA tolerance of 10 % of the time left, at least 5 s: tight enough to bind here.
+        let allowed: (Double) -> ClosedRange<Double> = { t0 in
+            let tolerance = max(5, 0.1 * max(0, finish - t0))
+            return (finish - tolerance)...(finish + tolerance)
+        }
+        var scanner = ReachScanner(times: times, values: values, epsilon: 0.03)
+        scanner.endDates = allowed
+        let limit = times.count - 1
+        for q in 0...limit {
+            let fast = scanner.reach(q, limit: limit).reach
+            let brute = Self.bruteReach(
+                q, times: times, values: values, epsilon: 0.03 - 1e-9, limit: limit, endDates: allowed)
+            #expect(fast == brute, "reach(\(q)): scan \(fast), brute force \(brute)")
+        }
+        let honest = PushOracle(epsilon: 0.03, honestCountdown: (0.1, 5)).solve(truth)
+        #expect(honest.pushes >= PushOracle(epsilon: 0.03).solve(truth).pushes)
+        #expect(DisplayErrorMeter.measure(truth, anchors: honest.anchors).max <= 0.03 + 1e-9)
+        for anchor in honest.anchors where anchor.live {
+            #expect(allowed(anchor.time).contains(anchor.endDate!), "end_date \(anchor.endDate!) at \(anchor.time)")
+        }
+    }
+
+    @Test("a fast first stretch needs a countdown far from the finish: the honest oracle pushes more")
+    func honestCountdownCostsPushes() {
+        // 80 % in 10 minutes, the last 20 % in 20: one glide covers the fast stretch only when it
+        // aims at 12.5 minutes, 17.5 minutes before the real finish.
+        let truth = JobTruth(Self.job([(0, 0), (600, 0.8), (1800, 1)]))
+        let free = PushOracle(epsilon: 0.03).solve(truth)
+        let honest = PushOracle(epsilon: 0.03, honestCountdown: (0.25, 60)).solve(truth)
+        #expect(free.pushes == 3)
+        #expect(abs(free.anchors[0].endDate! - (Self.base + 750)) <= 30)
+        #expect(honest.pushes > free.pushes)
+        #expect(DisplayErrorMeter.measure(truth, anchors: honest.anchors).max <= 0.03 + 1e-9)
     }
 
     @Test("a job that keeps to its estimate needs only the seed and the end")
