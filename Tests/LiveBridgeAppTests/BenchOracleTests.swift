@@ -57,19 +57,27 @@ struct BenchOracleTests {
         return best
     }
 
-    @Test("reach and the greedy cover match brute force on random jobs", arguments: [1, 2, 3, 4, 5, 6] as [UInt64])
-    func oracleMatchesBruteForce(seed: UInt64) {
+    /// Six segments of `segment` seconds at random speeds (each standing still with probability
+    /// `standing`), from 0 to 1.
+    static func bumpyJob(seed: UInt64, segment: Double, standing: Double) -> [(Double, Double)] {
         var random = BenchRandom(seed: seed)
-        // A bumpy job: 6 segments of random speed, 90 s in all, sometimes standing still.
         var points: [(Double, Double)] = [(0, 0)]
         var progress = 0.0
-        let rates = (0..<6).map { _ in random.uniform(0...1) < 0.2 ? 0 : random.uniform(0.2...1.8) }
+        let rates = (0..<6).map { _ in
+            standing > 0 && random.uniform(0...1) < standing ? 0 : random.uniform(0.2...1.8)
+        }
         let total = rates.reduce(0, +)
         for (index, rate) in rates.enumerated() {
             progress += rate / total
-            points.append((Double(index + 1) * 15, min(1, progress)))
+            points.append((Double(index + 1) * segment, min(1, progress)))
         }
-        let truth = JobTruth(Self.job(points))
+        return points
+    }
+
+    @Test("reach and the greedy cover match brute force on random jobs", arguments: [1, 2, 3, 4, 5, 6] as [UInt64])
+    func oracleMatchesBruteForce(seed: UInt64) {
+        // A bumpy job: 6 segments of random speed, 90 s in all, sometimes standing still.
+        let truth = JobTruth(Self.job(Self.bumpyJob(seed: seed, segment: 15, standing: 0.2)))
         let times = truth.grid().filter { $0 < truth.end }
         let values = truth.values(at: times)
         let epsilon = 0.03
@@ -104,16 +112,7 @@ struct BenchOracleTests {
         "with honest countdowns, reach matches brute force over the allowed end_dates",
         arguments: [1, 2, 3, 4] as [UInt64])
     func honestReachMatchesBruteForce(seed: UInt64) {
-        var random = BenchRandom(seed: seed)
-        var points: [(Double, Double)] = [(0, 0)]
-        var progress = 0.0
-        let rates = (0..<6).map { _ in random.uniform(0.2...1.8) }
-        let total = rates.reduce(0, +)
-        for (index, rate) in rates.enumerated() {
-            progress += rate / total
-            points.append((Double(index + 1) * 40, min(1, progress)))
-        }
-        let truth = JobTruth(Self.job(points))
+        let truth = JobTruth(Self.job(Self.bumpyJob(seed: seed, segment: 40, standing: 0)))
         let times = truth.grid().filter { $0 < truth.end }
         let values = truth.values(at: times)
         let finish = truth.finish
