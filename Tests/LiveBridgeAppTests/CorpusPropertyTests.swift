@@ -36,10 +36,16 @@ struct CorpusPropertyTests {
             #expect(shown == simulation.pushes.last?.frame.content["state"], "\(job.family) \(job.seed)")
             let measured = bench.measure(family: job.family, seed: job.seed, job.updates)
             // The oracle pushes at every card change and ends with one frame; LiveBridge has fewer
-            // only where its seed waited for the card that followed (`startWait`).
+            // only where its seed waited for the card that followed (`startWait`). A job LiveBridge
+            // kept only within a wider error than ε is held to the oracle at that error: the fewest
+            // pushes for it, still a lower bound.
+            var oracle = measured.oracle
+            if measured.maxError > bench.settings.maxDisplayError {
+                oracle = PushOracle(epsilon: measured.maxError).solve(JobTruth(job.updates)).pushes
+            }
             #expect(
-                measured.pushes + 1 >= measured.oracle,
-                "\(job.family) \(job.seed): \(measured.pushes) vs oracle \(measured.oracle)")
+                measured.pushes + 1 >= oracle,
+                "\(job.family) \(job.seed): \(measured.pushes) vs oracle \(oracle) at \(measured.maxError)")
         }
     }
 

@@ -186,6 +186,41 @@ struct SessionBehaviourTests {
         }
         #expect(stalled.last?.stateText == "Stalled")
     }
+    @Test(
+        "a slow server's articles landing at uneven times: the finish the session reports holds within a quarter of the time left",
+        arguments: [1, 2, 3, 4, 5] as [UInt64])
+    mutating func burstyArticlesSteadyFinish(seed: UInt64) {
+        // 1.5 MiB articles from a server at 50 KiB/s on a few connections: each lands 10–50 s after
+        // the one before (30 s on average, in no fixed order), polled every 3 s.
+        let article = 1.5
+        let meanWait = article * 1024 / 50
+        var left = 60.0
+        var generator = SeededWaits(seed: seed)
+        var nextArticle = time + generator.wait(around: meanWait)
+        var finishes: [(time: Double, finish: Double)] = []
+        // SABnzbd's meter counts the bytes as they stream in: 50 KiB/s, whatever the articles do.
+        let queue = { (left: Double) in
+            Make.queue([Make.slot("a", mb: 60, left: left)], kbps: 50, timeleft: SABnzbdClock.text(left * 1024 / 50))
+        }
+        _ = poll(queue(left), after: 0)
+        while left > 6 {
+            if time + 3 >= nextArticle {
+                left -= article
+                nextArticle += generator.wait(around: meanWait)
+            }
+            for update in poll(queue(left), after: 3) {
+                if let eta = update.eta { finishes.append((time, eta.finish(observedAt: time))) }
+            }
+        }
+        let start = finishes.first?.time ?? time
+        var worst = 0.0
+        for (earlier, later) in zip(finishes, finishes.dropFirst()) where later.time - start >= 4 * meanWait {
+            let timeLeft = max(1, later.finish - later.time)
+            worst = max(worst, abs(later.finish - earlier.finish) / timeLeft)
+        }
+        #expect(worst < 0.25, "the finish jumped by \(worst) of the time left between two reports")
+    }
+
     @Test("history: a job being processed joins, an old finished one does not, a fresh one does")
     mutating func historyJoins() {
         let old = Make.done("old", mb: 5, completed: time - 3600)
@@ -323,5 +358,21 @@ struct SessionBehaviourTests {
         }
         #expect(
             updates.last?.phase == .ended(.success) && updates.last?.subtitleText.hasPrefix("2 jobs · 20 MB") == true)
+    }
+}
+
+/// Waits between a slow server's articles: `around` × 1/3…5/3, deterministic per seed (SplitMix64).
+struct SeededWaits {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func wait(around mean: Double) -> Double {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        z ^= z >> 31
+        return mean * (1 / 3 + 4 / 3 * Double(z >> 11) / Double(1 << 53))
     }
 }

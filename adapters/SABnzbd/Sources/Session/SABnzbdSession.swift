@@ -396,6 +396,11 @@ public struct SABnzbdSession: Sendable {
         guard !jobs.contains(where: \.isHeld) else { return nil }
         let remaining = jobs.filter { $0.place == .queue }.reduce(0) { $0 + $1.remainingBytes }
         guard remaining > 0 else { return nil }
+        if let gap = usualAdvanceGap, gap * settings.rateMinimumAdvances > settings.rateWindow, speedSamples >= 2,
+            let left = queue.timeLeftSeconds, left > 0
+        {
+            return .remaining(left)
+        }
         if let finish = rate.finish(remaining: remaining, now: time) {
             return .remaining(finish - time)
         }

@@ -13,6 +13,11 @@ public struct SABnzbdSessionSettings: Sendable, Hashable {
     public var startGrace: Double
     /// Seconds of bytes the download rate (and so the remaining time) is measured over.
     public var rateWindow: Double
+    /// The measured rate needs the byte count to move at least this many times per `rateWindow`;
+    /// a count that moves less often (a slow server's articles, tens of seconds apart) gives a
+    /// rate that swings with the articles' uneven arrival, and SABnzbd's own `timeleft` — from
+    /// its speed meter, which counts the bytes as they stream in — is the steadier clock.
+    public var rateMinimumAdvances: Double
     /// A finished job found in the history that was never seen in the queue joins the session
     /// only if it finished at most this many seconds ago (older ones predate the bridge).
     public var recentWindow: Double
@@ -24,7 +29,8 @@ public struct SABnzbdSessionSettings: Sendable, Hashable {
     /// Creates a value with the given members.
     public init(
         slug: String, name: String, endAfterIdlePolls: Int = 2, stallAfter: Double = 60, startGrace: Double = 5,
-        rateWindow: Double = 20, recentWindow: Double = 60, priority: Int? = nil, tapURL: String? = nil
+        rateWindow: Double = 20, rateMinimumAdvances: Double = 3, recentWindow: Double = 60, priority: Int? = nil,
+        tapURL: String? = nil
     ) {
         self.slug = slug
         self.name = name
@@ -32,6 +38,7 @@ public struct SABnzbdSessionSettings: Sendable, Hashable {
         self.stallAfter = stallAfter
         self.startGrace = startGrace
         self.rateWindow = rateWindow
+        self.rateMinimumAdvances = rateMinimumAdvances
         self.recentWindow = recentWindow
         self.priority = priority
         self.tapURL = tapURL
