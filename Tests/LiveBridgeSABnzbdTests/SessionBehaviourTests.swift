@@ -221,6 +221,27 @@ struct SessionBehaviourTests {
         #expect(worst < 0.25, "the finish jumped by \(worst) of the time left between two reports")
     }
 
+    @Test("a slow download's first two articles seconds apart do not set the finish: SABnzbd's timeleft does")
+    mutating func firstArticlesNoRate() {
+        // 20 KiB/s on one connection, 1.5 MiB articles: one every ~77 s; the first two land 6 s
+        // apart (the connection's first article was half done when the job was added).
+        var left = 60.0
+        let queue = { (left: Double) in
+            Make.queue([Make.slot("a", mb: 60, left: left)], kbps: 20, timeleft: SABnzbdClock.text(left * 1024 / 20))
+        }
+        _ = poll(queue(left), after: 0)
+        for _ in 0..<12 { _ = poll(queue(left), after: 3) }
+        left -= 1.5
+        _ = poll(queue(left), after: 3)
+        left -= 1.5
+        _ = poll(queue(left), after: 6)
+        let updates = poll(queue(left), after: 3)
+        let remaining = updates.last?.eta.map { $0.finish(observedAt: time) - time }
+        // The rate of the two articles (1.5 MiB in 6 s) would say 228 s; the meter says 2918 s.
+        let meter = left * 1024 / 20
+        #expect(remaining.map { abs($0 - meter) < 0.1 * meter } == true, "\(String(describing: remaining))")
+    }
+
     @Test("history: a job being processed joins, an old finished one does not, a fresh one does")
     mutating func historyJoins() {
         let old = Make.done("old", mb: 5, completed: time - 3600)

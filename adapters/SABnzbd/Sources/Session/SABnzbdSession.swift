@@ -396,18 +396,22 @@ public struct SABnzbdSession: Sendable {
         guard !jobs.contains(where: \.isHeld) else { return nil }
         let remaining = jobs.filter { $0.place == .queue }.reduce(0) { $0 + $1.remainingBytes }
         guard remaining > 0 else { return nil }
-        if let gap = usualAdvanceGap, gap * settings.rateMinimumAdvances > settings.rateWindow, speedSamples >= 2,
-            let left = queue.timeLeftSeconds, left > 0
-        {
-            return .remaining(left)
-        }
-        if let finish = rate.finish(remaining: remaining, now: time) {
+        // The measured rate only where the count moves often enough to measure one: known from a
+        // few advances, at least `rateMinimumAdvances` of them per window. Two articles seconds
+        // apart at a slow download's start say nothing about its speed.
+        let rhythmKnown = advanceGaps.count >= 2
+        let movesOften =
+            rhythmKnown && (usualAdvanceGap ?? .infinity) * settings.rateMinimumAdvances <= settings.rateWindow
+        if movesOften, let finish = rate.finish(remaining: remaining, now: time) {
             return .remaining(finish - time)
+        }
+        if rhythmKnown, !movesOften, speedSamples >= 2, let left = queue.timeLeftSeconds, left > 0 {
+            return .remaining(left)
         }
         // Resumed after a pause or a stall, before the rate can be measured again: SABnzbd's
         // speed meter starts from nothing and its `timeleft` runs long for the next seconds,
         // while the rate the server gave before is the better guess.
-        if let earlier = earlierRate, earlier > 0 {
+        if rate.rate == nil, let earlier = earlierRate, earlier > 0 {
             return .remaining(remaining / earlier)
         }
         // Too early for a measured rate: SABnzbd's own estimate, but never the first sample after
