@@ -179,6 +179,31 @@ enum Corpus {
             return download(
                 &r, bytes: bytes, regimes: [(speed, nil)], interval: r.uniform(2...5).rounded(), step: step, base: base)
         },
+        Family(
+            name: "uneven-articles",
+            summary: "small download from a slow server: articles landing one by one, unevenly, over 1–4 connections",
+            kind: .download
+        ) {
+            seed, base in
+            var r = BenchRandom(seed: seed)
+            let bytes = r.uniform(8e6...60e6)
+            let speed = r.uniform(1e4...8e4)
+            // Each connection fetches its articles (384 KB) one after the other at its share of
+            // the speed, every article taking 0.5–1.5 × its usual time (a busy server): the count
+            // moves when any connection finishes one, so its steps come at uneven times.
+            let article = 384_000.0
+            let connections = Int(r.uniform(1...4.99).rounded(.down))
+            var clocks = (0..<connections).map { _ in r.uniform(0...1) * article / (speed / Double(connections)) }
+            var arrivals: [Double] = []
+            for index in 0..<Int((bytes / article).rounded(.up)) {
+                let connection = index % connections
+                clocks[connection] += article / (speed / Double(connections)) * r.uniform(0.5...1.5)
+                arrivals.append(clocks[connection])
+            }
+            return download(
+                &r, bytes: bytes, regimes: [(speed, nil)], interval: r.uniform(2...5).rounded(), step: article,
+                arrivals: arrivals.sorted(), base: base)
+        },
     ]
 
     // MARK: - Downloads
@@ -191,7 +216,7 @@ enum Corpus {
     static func download(
         _ r: inout BenchRandom, bytes: Double, regimes: [(Double, Double?)], interval explicitInterval: Double? = nil,
         growth: [(at: Double, bytes: Double)] = [], pauses: [(at: Double, seconds: Double)] = [], step: Double = 0,
-        postProcessing explicitPost: Double? = nil, base: Double
+        arrivals: [Double]? = nil, postProcessing explicitPost: Double? = nil, base: Double
     ) -> [ActivityUpdate] {
         let interval = explicitInterval ?? r.uniform(1...5).rounded()
         let postProcessing = explicitPost ?? r.uniform(10...180)
@@ -247,7 +272,13 @@ enum Corpus {
             wobble = 0.8 * wobble + r.uniform(-0.08...0.08)
             let speed = max(0, regimes[regime].0 * (1 + wobble))
             done = min(total, done + speed * interval)
-            reported = step > 0 && done < total ? (done / step).rounded(.down) * step : done
+            if let arrivals {
+                // Articles of `step` bytes landing at the given times (the speed meter still sees
+                // the bytes stream in).
+                reported = min(total, step * Double(arrivals.prefix { $0 <= t + interval }.count))
+            } else {
+                reported = step > 0 && done < total ? (done / step).rounded(.down) * step : done
+            }
             recent.append(speed)
             if Double(recent.count) * interval > 10 { recent.removeFirst() }
             if speed > 0 { downloadTime += interval }
