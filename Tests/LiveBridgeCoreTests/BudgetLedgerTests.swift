@@ -1,0 +1,41 @@
+import LiveBridgeCore
+import Testing
+
+/// The monthly budget's pressure on the economy, from the ledger's counts alone.
+@Suite("Budget ledger pressure")
+struct BudgetLedgerTests {
+    /// 2026-06-01T00:00:00Z and a day.
+    let monthStart = Double(CivilTime.daysFromCivil(year: 2026, month: 6, day: 1)) * 86400
+    let day = 86400.0
+
+    @Test("without a budget there is no pressure, however much was sent")
+    func noBudget() {
+        let ledger = BudgetLedger(sink: "phone", limit: nil, store: MemoryStateStore())
+        ledger.record(500, essential: 100, at: monthStart + day)
+        #expect(ledger.pressure(at: monthStart + day) == .none)
+    }
+
+    @Test("with a budget the bar is held within 0.05, not ε, from the month's first update")
+    func widenedFromTheStart() {
+        let ledger = BudgetLedger(sink: "phone", limit: 250, store: MemoryStateStore())
+        let fresh = ledger.pressure(at: monthStart + 10 * day)
+        #expect(!fresh.exhausted)
+        #expect(abs(fresh.widening * 0.03 - 0.05) < 1e-9, "\(fresh.widening)")
+        // Half the budget gone in a third of the month: the projection widens it further, up to 3×.
+        ledger.record(125, essential: 20, at: monthStart + 10 * day)
+        let pressed = ledger.pressure(at: monthStart + 10 * day)
+        #expect(!pressed.exhausted)
+        #expect(pressed.widening > fresh.widening && pressed.widening <= 3, "\(pressed.widening)")
+    }
+
+    @Test("only the reserve for the month's remaining starts and ends left: nothing else goes out")
+    func reserveExhausts() {
+        let ledger = BudgetLedger(sink: "phone", limit: 250, store: MemoryStateStore())
+        // 100 starts and ends in half a month: the other half needs about as many again.
+        ledger.record(150, essential: 100, at: monthStart + 15 * day)
+        #expect(ledger.pressure(at: monthStart + 15 * day).exhausted)
+        let spent = BudgetLedger(sink: "phone", limit: 250, store: MemoryStateStore())
+        spent.record(250, essential: 10, at: monthStart + 29 * day)
+        #expect(spent.pressure(at: monthStart + 29 * day).exhausted)
+    }
+}
