@@ -21,11 +21,25 @@ struct BudgetLedgerTests {
         let fresh = ledger.pressure(at: monthStart + 10 * day)
         #expect(!fresh.exhausted)
         #expect(abs(fresh.widening * 0.03 - 0.05) < 1e-9, "\(fresh.widening)")
+        #expect((fresh.jobAllowance ?? 0) >= 1)
         // Half the budget gone in a third of the month: the projection widens it further, up to 3×.
         ledger.record(125, essential: 20, at: monthStart + 10 * day)
         let pressed = ledger.pressure(at: monthStart + 10 * day)
         #expect(!pressed.exhausted)
         #expect(pressed.widening > fresh.widening && pressed.widening <= 3, "\(pressed.widening)")
+    }
+
+    @Test("each job's share is what the month's starts and ends leave, split over the month's jobs")
+    func jobShare() {
+        let ledger = BudgetLedger(sink: "phone", limit: 250, store: MemoryStateStore())
+        // 40 jobs' starts and ends in the first half: 80 more to come, 250 − 80 × 2 × 1.15 − 2 left
+        // for 80 jobs: one each.
+        ledger.record(100, essential: 80, at: monthStart + 15 * day)
+        #expect(ledger.pressure(at: monthStart + 15 * day).jobAllowance == 1)
+        let quiet = BudgetLedger(sink: "phone", limit: 250, store: MemoryStateStore())
+        // Four jobs in half a month: eight for the month, 229 to share.
+        quiet.record(10, essential: 8, at: monthStart + 15 * day)
+        #expect(quiet.pressure(at: monthStart + 15 * day).jobAllowance == 29)
     }
 
     @Test("only the reserve for the month's remaining starts and ends left: nothing else goes out")

@@ -387,6 +387,30 @@ struct TrackerTests {
         #expect(tracker.handle(job.updates[0], at: job.time + 1, budget: exhausted).count == 1)
     }
 
+    @Test("a job that used its share of the month's budget gets no more corrections, but its pause still shows")
+    func jobAllowance() {
+        var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
+        var job = Trajectory()
+        let share = BudgetPressure(widening: 0.05 / 0.03, exhausted: false, jobAllowance: 1)
+        var reasons: [PushReason] = []
+        reasons += tracker.handle(job.update(.active, state: "Downloading", remaining: 100), at: job.time, budget: share)
+            .map(\.reason)
+        // The server slows to a third: the bar runs ahead of the truth, again and again.
+        for _ in 0..<120 {
+            job.time += 2
+            job.progress = min(0.9, job.progress + 0.01 / 3)
+            reasons += tracker.handle(
+                job.update(.active, state: "Downloading", remaining: 3 * (1 - job.progress) * 100), at: job.time,
+                budget: share
+            ).map(\.reason)
+        }
+        let corrections = reasons.filter { $0 == .displayError || $0 == .etaMoved || $0 == .deadline }
+        #expect(corrections.count == 1, "\(reasons)")
+        job.time += 2
+        let paused = tracker.handle(job.update(.paused, state: "Paused", remaining: nil), at: job.time, budget: share)
+        #expect(paused.map(\.reason) == [.structural], "\(paused.map(\.reason))")
+    }
+
     @Test("an absolute finish time is used as end_date, `fixedFinishPad` late")
     func absoluteFinish() throws {
         var tracker = ActivityTracker(slug: "timer", model: .interpolating, settings: settings)

@@ -4,10 +4,14 @@ public struct BudgetPressure: Sendable, Hashable {
     public var widening: Double
     /// The month's budget is spent: only starts and ends go out.
     public var exhausted: Bool
+    /// Updates beyond its start, first glide and end that one job may use (the month's share per
+    /// job); nil = no limit.
+    public var jobAllowance: Int?
 
-    public init(widening: Double = 1, exhausted: Bool = false) {
+    public init(widening: Double = 1, exhausted: Bool = false, jobAllowance: Int? = nil) {
         self.widening = widening
         self.exhausted = exhausted
+        self.jobAllowance = jobAllowance
     }
 
     /// No budget configured.
@@ -77,6 +81,8 @@ public struct EconomyPolicy: Sendable {
         /// When the card's text last changed within one phase (a download joining a session, a
         /// washer's rinse): the progress may run at another rate from then on (see `stretchShare`).
         var stretchStartedAt: Double?
+        /// Updates this job used beyond its start, first glide and end (see `jobAllowance`).
+        var discretionary = 0
 
         public init() {}
     }
@@ -567,9 +573,22 @@ public struct EconomyPolicy: Sendable {
             let changed = s.phase != s.pushedPhase || s.cardChanged
             return Decision(reason: changed ? .structural : .etaMoved, firstGlide: true)
         }
+        let spent = budget.exhausted || budget.jobAllowance.map { memory.discretionary >= $0 } ?? false
+        guard let decision = discretionaryDecision(s, budget: budget, spent: spent, frozen: frozen, memory: &memory)
+        else { return nil }
+        if budget.jobAllowance != nil { memory.discretionary += 1 }
+        return decision
+    }
+
+    /// Every push beyond a job's start, first glide and end.
+    private func discretionaryDecision(
+        _ s: Situation, budget: BudgetPressure, spent: Bool, frozen: Bool, memory: inout Memory
+    ) -> Decision? {
         if s.phase != s.pushedPhase {
             return budget.exhausted ? nil : Decision(reason: .structural, firstGlide: false)
         }
+        var budget = budget
+        budget.exhausted = spent
         if s.cardChanged {
             // A new card text within the same phase (a washer going from "Washing" to "Rinsing"):
             // under budget pressure it waits for a push that happens anyway.

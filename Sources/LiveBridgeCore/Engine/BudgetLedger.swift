@@ -8,7 +8,9 @@ import Synchronization
 /// reserves what the rest of the month's starts and ends will need at the pace seen so far. With a
 /// budget, ε and the ETA tolerance are widened to hold the bar within 0.05 (`budgetWidening`); as
 /// the projection nears the budget they widen further (up to 3×) and card-text changes within a
-/// phase wait for a push that happens anyway; once only the reserve is left, nothing but starts
+/// phase wait for a push that happens anyway. Each job may use its share of what the month's
+/// starts and ends leave (`jobAllowance`), so a busy first week does not leave the last weeks'
+/// jobs with nothing but a start and an end; once only the reserve is left, nothing but starts
 /// and ends goes out.
 public final class BudgetLedger: Sendable {
     private struct State {
@@ -116,6 +118,10 @@ public final class BudgetLedger: Sendable {
         if Double(limit - used) <= reserve { return BudgetPressure(widening: 3, exhausted: true) }
         let projected = Double(used) / elapsed
         let widening = min(3, max(Self.budgetWidening, projected / (0.8 * Double(limit))))
-        return BudgetPressure(widening: widening, exhausted: false)
+        // Each job's share of what the month's starts and ends leave (two of those per job).
+        let jobs = max(1, Double(essential) / 2 / elapsed)
+        let discretionary = Double(limit) - (Double(essential) / elapsed * 1.15 + 2)
+        let allowance = max(1, Int((discretionary / jobs).rounded()))
+        return BudgetPressure(widening: widening, exhausted: false, jobAllowance: allowance)
     }
 }
