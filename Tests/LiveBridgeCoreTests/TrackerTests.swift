@@ -393,8 +393,10 @@ struct TrackerTests {
         var job = Trajectory()
         let share = BudgetPressure(widening: 0.05 / 0.03, exhausted: false, jobAllowance: 1)
         var reasons: [PushReason] = []
-        reasons += tracker.handle(job.update(.active, state: "Downloading", remaining: 100), at: job.time, budget: share)
-            .map(\.reason)
+        reasons += tracker.handle(
+            job.update(.active, state: "Downloading", remaining: 100), at: job.time, budget: share
+        )
+        .map(\.reason)
         // The server slows to a third: the bar runs ahead of the truth, again and again.
         for _ in 0..<120 {
             job.time += 2
