@@ -22,11 +22,14 @@ struct BudgetLedgerTests {
         #expect(!fresh.exhausted)
         #expect(abs(fresh.widening * 0.03 - 0.05) < 1e-9, "\(fresh.widening)")
         #expect((fresh.jobAllowance ?? 0) >= 1)
+        // Card texts still show while the month is on course.
+        #expect(fresh.projection < EconomySettings().labelDeferralWidening)
         // Half the budget gone in a third of the month: the projection widens it further, up to 3×.
         ledger.record(125, essential: 20, at: monthStart + 10 * day)
         let pressed = ledger.pressure(at: monthStart + 10 * day)
         #expect(!pressed.exhausted)
         #expect(pressed.widening > fresh.widening && pressed.widening <= 3, "\(pressed.widening)")
+        #expect(pressed.projection >= EconomySettings().labelDeferralWidening)
     }
 
     @Test("each job's share is what the month's starts and ends leave, split over the month's jobs")

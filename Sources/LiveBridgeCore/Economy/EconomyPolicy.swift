@@ -7,11 +7,14 @@ public struct BudgetPressure: Sendable, Hashable {
     /// Updates beyond its start, first glide and end that one job may use (the month's share per
     /// job); nil = no limit.
     public var jobAllowance: Int?
+    /// The month's projected use over 80 % of the budget (0 without a budget).
+    public var projection: Double
 
-    public init(widening: Double = 1, exhausted: Bool = false, jobAllowance: Int? = nil) {
+    public init(widening: Double = 1, exhausted: Bool = false, jobAllowance: Int? = nil, projection: Double? = nil) {
         self.widening = widening
         self.exhausted = exhausted
         self.jobAllowance = jobAllowance
+        self.projection = projection ?? (widening > 1 ? widening : 0)
     }
 
     /// No budget configured.
@@ -592,7 +595,7 @@ public struct EconomyPolicy: Sendable {
         if s.cardChanged {
             // A new card text within the same phase (a washer going from "Washing" to "Rinsing"):
             // under budget pressure it waits for a push that happens anyway.
-            if budget.exhausted || budget.widening >= settings.labelDeferralWidening { return nil }
+            if budget.exhausted || budget.projection >= settings.labelDeferralWidening { return nil }
             return Decision(reason: .structural, firstGlide: false)
         }
         if budget.exhausted { return nil }

@@ -37,9 +37,8 @@ public struct EconomySettings: Sendable, Hashable {
     public var staleTTLMaximum: Double = 28800
     /// `stale_ttl` when the ETA is unknown (paused, no estimate).
     public var staleTTLUnknown: Double = 14400
-    /// With a monthly budget, card-text changes within a phase wait for the next push once ε is
-    /// widened by this factor (a budget widens it to 0.05 / 0.03 from the month's start, so: always
-    /// with a budget; the factor keeps the rule for a budget widening less).
+    /// With a monthly budget, card-text changes within a phase wait for the next push once the
+    /// month's projected use reaches this many times 80 % of the budget.
     public var labelDeferralWidening: Double = 1.5
     /// `ended_ttl` sent on create.
     public var endedTTL: Int = 900

@@ -116,12 +116,12 @@ public final class BudgetLedger: Sendable {
         // (with a margin: the pace varies, and running out would refuse an end).
         let reserve = (Double(essential) / elapsed * (1 - fraction) * 1.15).rounded(.up) + 2
         if Double(limit - used) <= reserve { return BudgetPressure(widening: 3, exhausted: true) }
-        let projected = Double(used) / elapsed
-        let widening = min(3, max(Self.budgetWidening, projected / (0.8 * Double(limit))))
+        let projection = Double(used) / elapsed / (0.8 * Double(limit))
+        let widening = min(3, max(Self.budgetWidening, projection))
         // Each job's share of what the month's starts and ends leave (two of those per job).
         let jobs = max(1, Double(essential) / 2 / elapsed)
         let discretionary = Double(limit) - (Double(essential) / elapsed * 1.15 + 2)
         let allowance = max(1, Int((discretionary / jobs).rounded()))
-        return BudgetPressure(widening: widening, exhausted: false, jobAllowance: allowance)
+        return BudgetPressure(widening: widening, exhausted: false, jobAllowance: allowance, projection: projection)
     }
 }
