@@ -171,9 +171,7 @@ enum Corpus {
             kind: .download
         ) {
             seed, base in
-            var r = BenchRandom(seed: seed)
-            let bytes = r.uniform(8e6...60e6)
-            let speed = r.uniform(1e4...8e4)
+            var (r, bytes, speed) = slowServer(seed)
             // A news server's articles (384 KB) over 1–4 connections that finish together.
             let step = 384_000 * r.uniform(1...4.99).rounded(.down)
             return download(
@@ -185,9 +183,7 @@ enum Corpus {
             kind: .download
         ) {
             seed, base in
-            var r = BenchRandom(seed: seed)
-            let bytes = r.uniform(8e6...60e6)
-            let speed = r.uniform(1e4...8e4)
+            var (r, bytes, speed) = slowServer(seed)
             // Each connection fetches its articles (384 KB) one after the other at its share of
             // the speed, every article taking 0.5–1.5 × its usual time (a busy server): the count
             // moves when any connection finishes one, so its steps come at uneven times.
@@ -207,6 +203,15 @@ enum Corpus {
     ]
 
     // MARK: - Downloads
+
+    /// A small download from a slow server: the seed's random source, then its size (8–60 MB) and
+    /// the server's speed (10–80 KB/s), drawn in that order.
+    static func slowServer(_ seed: UInt64) -> (BenchRandom, Double, Double) {
+        var r = BenchRandom(seed: seed)
+        let bytes = r.uniform(8e6...60e6)
+        let speed = r.uniform(1e4...8e4)
+        return (r, bytes, speed)
+    }
 
     /// A download as a SABnzbd answers it, through the adapter's own mapping (`SABnzbdSession`):
     /// the queue's bytes over a total that may grow, moving in article-sized steps when `step` is
