@@ -504,3 +504,40 @@ struct CoarseStaircaseTests {
         #expect(error <= cornerError + 1e-9, "max error \(error) vs \(cornerError)")
     }
 }
+
+/// The last seconds of a job under two minutes: the deadline re-anchor's glide is aimed past the
+/// finish (the end arrives a poll later), so it starts ahead of the truth by as much as it will lag
+/// at the finish, bounded by the lean's reach.
+@Suite("Short jobs' tail")
+struct ShortTailTests {
+    /// A download of `seconds` at a steady rate, polled every `poll` s, then post-processing.
+    static func job(seconds: Double, poll: Double) -> [ActivityUpdate] {
+        var job = Trajectory(interval: poll)
+        job.progress = 0.2
+        job.run(rate: 0.8 / seconds, for: seconds)
+        job.run(rate: 0, for: 2 * poll, state: "Extracting")
+        job.end()
+        return job.updates
+    }
+
+    @Test(
+        "steady short jobs: the tail glide balanced ahead of the truth takes a third of ε or more off the worst error",
+        arguments: [2.0, 2.5, 3.0])
+    func tailWithinEpsilon(poll: Double) {
+        var worst = 0.0
+        var worstOnTruth = 0.0
+        var onTruth = EconomySettings()
+        onTruth.driftAnchorShare = 0
+        for seconds in stride(from: 20.0, through: 60, by: 5) {
+            let updates = Self.job(seconds: seconds, poll: poll)
+            worst = max(
+                worst, EconomySimulation(model: .interpolating, settings: EconomySettings()).run(updates).maxError)
+            worstOnTruth = max(
+                worstOnTruth, EconomySimulation(model: .interpolating, settings: onTruth).run(updates).maxError)
+        }
+        // Not all of it: a glide must still end after the end arrives (a poll after the finish).
+        #expect(
+            worst <= worstOnTruth - EconomySettings().maxDisplayError / 3,
+            "worst \(worst), on the truth \(worstOnTruth)")
+    }
+}

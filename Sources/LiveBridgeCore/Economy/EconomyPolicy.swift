@@ -450,17 +450,32 @@ public struct EconomyPolicy: Sendable {
             if remaining >= window || tail, plan.progress < 1 {
                 var date = endDate(
                     forFinish: finish, progress: plan.progress, fixed: sample.fixedFinish, frozen: frozen, at: now)
+                var padded = false
                 if remaining < window {
                     // The end arrives one of the source's usual gaps after the progress reaches
                     // the finish; the deadline re-anchor fires `deadlineLead` before `end_date`.
-                    let arrival = finish + settings.deadlineLead + (memory.pace.gap ?? settings.deadlineLead)
-                    date = max(date, arrival.rounded(.up))
+                    let arrival = (finish + settings.deadlineLead + (memory.pace.gap ?? settings.deadlineLead)).rounded(
+                        .up)
+                    padded = arrival > date
+                    date = max(date, arrival)
                 }
                 date = keptEndDate(
                     date, progress: plan.progress, current: current, truth: sample, memory: memory, at: now)
                 plan.endDate = date
                 plan.live = true
-                plan.progress = leaning(plan.progress, toward: date, truth: sample, memory: memory, at: now)
+                if padded, date > now, finish > now {
+                    // A glide aimed past the finish lags the truth, most at the finish: it starts
+                    // as far ahead of the truth as it will be behind it there, the least error
+                    // any glide to that `end_date` can have over the tail.
+                    // No further ahead than a lean may go (`driftAnchorShare`): a job that stops
+                    // short of its finish then shows no more than that above it.
+                    let share = (finish - now) / (date - now)
+                    let balanced = min(1, (plan.progress + 1 - share) / (2 - share))
+                    let reach = settings.driftAnchorShare * settings.maxDisplayError
+                    plan.progress = max(plan.progress, min(balanced, plan.progress + reach))
+                } else {
+                    plan.progress = leaning(plan.progress, toward: date, truth: sample, memory: memory, at: now)
+                }
             }
         case .static:
             plan.endDate = finish.rounded()
