@@ -387,8 +387,10 @@ struct TrackerTests {
         #expect(tracker.handle(job.updates[0], at: job.time + 1, budget: exhausted).count == 1)
     }
 
-    @Test("a job that used its share of the month's budget gets no more corrections, but its pause still shows")
-    func jobAllowance() {
+    @Test(
+        "a job that used its share of the month's budget gets no more corrections; its pause and heartbeat still go out"
+    )
+    func jobAllowance() throws {
         var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
         var job = Trajectory()
         let share = BudgetPressure(widening: 0.05 / 0.03, exhausted: false, jobAllowance: 1)
@@ -411,6 +413,11 @@ struct TrackerTests {
         job.time += 2
         let paused = tracker.handle(job.update(.paused, state: "Paused", remaining: nil), at: job.time, budget: share)
         #expect(paused.map(\.reason) == [.structural], "\(paused.map(\.reason))")
+        // Paused for hours: the heartbeat that keeps the activity from going stale still goes out,
+        // on the next report after it is due.
+        job.time = try #require(tracker.nextDeadline) + 1
+        let beat = tracker.handle(job.update(.paused, state: "Paused", remaining: nil), at: job.time, budget: share)
+        #expect(beat.map(\.reason) == [.heartbeat], "\(beat.map(\.reason))")
     }
 
     @Test("an absolute finish time is used as end_date, `fixedFinishPad` late")

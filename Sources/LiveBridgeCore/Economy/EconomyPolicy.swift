@@ -7,7 +7,9 @@ public struct BudgetPressure: Sendable, Hashable {
     /// Updates beyond its start, first glide and end that one job may use (the month's share per
     /// job); nil = no limit.
     public var jobAllowance: Int?
-    /// The month's projected use over 80 % of the budget (0 without a budget).
+    /// The month's projected use over 80 % of the budget (0 without a budget; when not given,
+    /// the widening beyond 1, which is what the projection was before a budget widened ε by
+    /// itself).
     public var projection: Double
 
     public init(widening: Double = 1, exhausted: Bool = false, jobAllowance: Int? = nil, projection: Double? = nil) {
@@ -471,8 +473,7 @@ public struct EconomyPolicy: Sendable {
                     // short of its finish then shows no more than that above it.
                     let share = (finish - now) / (date - now)
                     let balanced = min(1, (plan.progress + 1 - share) / (2 - share))
-                    let reach = settings.driftAnchorShare * settings.maxDisplayError
-                    plan.progress = max(plan.progress, min(balanced, plan.progress + reach))
+                    plan.progress = max(plan.progress, min(balanced, plan.progress + leanReach))
                 } else {
                     plan.progress = leaning(plan.progress, toward: date, truth: sample, memory: memory, at: now)
                 }
@@ -510,6 +511,9 @@ public struct EconomyPolicy: Sendable {
         return (pushed + (move > 0 ? move - affordable : move + affordable)).rounded()
     }
 
+    /// How far from the truth a push may anchor the bar on purpose (`driftAnchorShare` × ε).
+    var leanReach: Double { settings.driftAnchorShare * settings.maxDisplayError }
+
     /// A bar's slope is set by its `end_date`; when the measured pace differs, the bar drifts from
     /// the truth in a direction known now. Anchored up to `driftAnchorShare` × ε to the side the
     /// truth is heading (never further than that from the latest observation), the bar crosses the
@@ -529,7 +533,7 @@ public struct EconomyPolicy: Sendable {
         let slope = (1 - progress) / (endDate - now)
         let drift = (rate - slope) * (endDate - now)
         guard abs(drift) > settings.maxDisplayError else { return progress }
-        let reach = settings.driftAnchorShare * settings.maxDisplayError
+        let reach = leanReach
         let lean = min(reach, abs(drift) / 2) * (drift > 0 ? 1 : -1)
         // A stepwise value is the floor of the truth: the truth is up to a step above it.
         let lowest = min(progress, observed + truth.resolution - reach)
@@ -591,33 +595,32 @@ public struct EconomyPolicy: Sendable {
             let changed = s.phase != s.pushedPhase || s.cardChanged
             return Decision(reason: changed ? .structural : .etaMoved, firstGlide: true)
         }
-        let spent = budget.exhausted || budget.jobAllowance.map { memory.discretionary >= $0 } ?? false
-        guard let decision = discretionaryDecision(s, budget: budget, spent: spent, frozen: frozen, memory: &memory)
-        else { return nil }
-        if budget.jobAllowance != nil { memory.discretionary += 1 }
-        return decision
-    }
-
-    /// Every push beyond a job's start, first glide and end.
-    private func discretionaryDecision(
-        _ s: Situation, budget: BudgetPressure, spent: Bool, frozen: Bool, memory: inout Memory
-    ) -> Decision? {
         if s.phase != s.pushedPhase {
-            return budget.exhausted ? nil : Decision(reason: .structural, firstGlide: false)
+            return budget.exhausted ? nil : counted(Decision(reason: .structural, firstGlide: false), memory: &memory)
         }
-        var budget = budget
-        budget.exhausted = spent
+        // A job that used its share of the month (`jobAllowance`) gets no more card texts or
+        // corrections; a pause, a resume and a heartbeat still go out.
+        let spent = budget.exhausted || budget.jobAllowance.map { memory.discretionary >= $0 } ?? false
         if s.cardChanged {
             // A new card text within the same phase (a washer going from "Washing" to "Rinsing"):
             // under budget pressure it waits for a push that happens anyway.
-            if budget.exhausted || budget.projection >= settings.labelDeferralWidening { return nil }
-            return Decision(reason: .structural, firstGlide: false)
+            if spent || budget.projection >= settings.labelDeferralWidening { return nil }
+            return counted(Decision(reason: .structural, firstGlide: false), memory: &memory)
         }
         if budget.exhausted { return nil }
         guard let anchor = s.anchor else { return Decision(reason: .resync, firstGlide: false) }
         if let due = s.heartbeatDue, s.now >= due { return Decision(reason: .heartbeat, firstGlide: false) }
-        return progressReason(s, anchor: anchor, budget: budget, frozen: frozen, memory: &memory)
-            .map { Decision(reason: $0, firstGlide: false) }
+        if spent { return nil }
+        guard let reason = progressReason(s, anchor: anchor, budget: budget, frozen: frozen, memory: &memory) else {
+            return nil
+        }
+        return counted(Decision(reason: reason, firstGlide: false), memory: &memory)
+    }
+
+    /// `decision`, counted against the job's share of the month's budget.
+    private func counted(_ decision: Decision, memory: inout Memory) -> Decision {
+        memory.discretionary += 1
+        return decision
     }
 
     private func progressReason(
