@@ -270,7 +270,7 @@ struct BenchReport: Sendable {
         lines.append(
             "| oracle (sum over the jobs) | \(month.oracleUpdates) | "
                 + "\(Self.fixed(Double(month.oracleUpdates) / Double(month.budget) * 100, 0)) % | ≤ ε | | 0 | 0 |")
-        let closeJobs = Int((MonthBench.budgetTolerantShare * Double(month.lines[0].jobCount)).rounded(.up))
+        let closeJobs = month.budgetFloorJobs
         lines.append(
             "| oracle, \(closeJobs) jobs within \(Self.fixed(MonthBench.budgetTolerance, 2)), card changes folded | "
                 + "\(month.budgetFloor) | \(Self.fixed(Double(month.budgetFloor) / Double(month.budget) * 100, 0)) % | "

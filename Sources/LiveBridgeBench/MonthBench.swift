@@ -41,6 +41,8 @@ struct MonthBench: Sendable {
         /// push (the cheapest jobs that closely, the others a start and an end): the least the
         /// budget goal can cost.
         var budgetFloor = 0
+        /// The jobs `budgetFloor` keeps within `budgetTolerance`.
+        var budgetFloorJobs = 0
         /// Day of the month (1-based, fractional) the budgeted run spent its last update.
         var budgetExhaustedDay: Double?
     }
@@ -111,7 +113,7 @@ struct MonthBench: Sendable {
             floors.append(PushOracle(epsilon: Self.budgetTolerance).solve(folded).pushes)
         }
         let close = Int((Self.budgetTolerantShare * Double(floors.count)).rounded(.up))
-        let budgetFloor = floors.sorted().prefix(close).reduce(0, +) + 2 * (floors.count - min(close, floors.count))
+        let budgetFloor = floors.sorted().prefix(close).reduce(0, +) + 2 * (floors.count - close)
         let endTime = Self.monthStart + 30 * 86400
         let free = EconomySimulation(model: .interpolating, settings: settings).run(updates, endTime: endTime)
         var budgeted = settings
@@ -128,6 +130,7 @@ struct MonthBench: Sendable {
                 freeLine, limitedLine,
                 line("fixed interval (5 s / 30 s)", updates: fixedUpdates, anchors: fixedAnchors, truths: truths),
             ], budget: budget, oracleUpdates: oracleUpdates, budgetFloor: budgetFloor,
+            budgetFloorJobs: close,
             budgetExhaustedDay: limited.exhaustedAt.map { ($0 - Self.monthStart) / 86400 + 1 })
     }
 
