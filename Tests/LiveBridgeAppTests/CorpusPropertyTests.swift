@@ -12,12 +12,22 @@ struct CorpusPropertyTests {
     /// Variants per family checked here.
     static let variants = 2
 
-    static func jobs() -> [(family: String, seed: UInt64, updates: [ActivityUpdate])] {
-        Corpus.families.enumerated().flatMap { index, family in
-            (0..<variants).map { variant in
-                let seed = CorpusBench.seed(family: index, variant: variant)
-                return (family.name, seed, family.generate(seed, ReplayCommand.base))
-            }
+    /// One job of the subset and what the tracker sent for it with the default settings.
+    struct Job: Sendable {
+        var family: String
+        var seed: UInt64
+        var updates: [ActivityUpdate]
+        var simulation: EconomySimulation.Result
+        var pushes: [EconomySimulation.Push] { simulation.pushes }
+    }
+
+    /// The subset, generated and simulated once for every test here.
+    static let jobs: [Job] = Corpus.families.enumerated().flatMap { index, family in
+        (0..<variants).map { variant in
+            let seed = CorpusBench.seed(family: index, variant: variant)
+            let updates = family.generate(seed, ReplayCommand.base)
+            let simulation = EconomySimulation(model: .interpolating, settings: EconomySettings()).run(updates)
+            return Job(family: family.name, seed: seed, updates: updates, simulation: simulation)
         }
     }
 
@@ -26,8 +36,8 @@ struct CorpusPropertyTests {
     )
     func lifecycleAndOracle() {
         let bench = CorpusBench()
-        for job in Self.jobs() {
-            let simulation = EconomySimulation(model: .interpolating, settings: bench.settings).run(job.updates)
+        for job in Self.jobs {
+            let simulation = job.simulation
             let kinds = simulation.pushes.map(\.frame.kind)
             #expect(kinds.first == .seed, "\(job.family) \(job.seed)")
             // The two-phase end, or `ended` right after a push that already showed the final card.
@@ -52,8 +62,8 @@ struct CorpusPropertyTests {
     @Test("no two requests of one activity within the coalescing window, on every family")
     func coalescing() {
         let settings = EconomySettings()
-        for job in Self.jobs() {
-            let pushes = EconomySimulation(model: .interpolating, settings: settings).run(job.updates).pushes
+        for job in Self.jobs {
+            let pushes = job.pushes
             for (earlier, later) in zip(pushes, pushes.dropFirst()) {
                 let gap = later.time - earlier.time
                 let pair = "\(earlier.frame.reason) then \(later.frame.reason)"
@@ -65,8 +75,8 @@ struct CorpusPropertyTests {
     @Test("no end_date further out than 24 h unless the source states a fixed finish, on every family")
     func noCountdownPastADay() {
         let settings = EconomySettings()
-        for job in Self.jobs() {
-            for push in EconomySimulation(model: .interpolating, settings: settings).run(job.updates).pushes {
+        for job in Self.jobs {
+            for push in job.pushes {
                 guard let endDate = push.frame.content["end_date"]?.doubleValue, !push.frame.fixedFinish else {
                     continue
                 }
@@ -79,8 +89,8 @@ struct CorpusPropertyTests {
     @Test("no stale number on the card and no countdown the recent pace cannot support, on every family")
     func noStaleNumberNoAbsurdCountdown() {
         let settings = EconomySettings()
-        for job in Self.jobs() {
-            let pushes = EconomySimulation(model: .interpolating, settings: settings).run(job.updates).pushes
+        for job in Self.jobs {
+            let pushes = job.pushes
             let invariants = EconomyInvariants.check(
                 pushes: pushes.filter { $0.frame.slug == "job" }, updates: job.updates, truth: JobTruth(job.updates),
                 settings: settings)
