@@ -127,6 +127,7 @@ extension BenchCommand {
             "fixedFinishGrace": \.fixedFinishGrace, "endDisplay": \.endDisplay,
             "coalesceWindow": \.coalesceWindow, "paceWindowMinimum": \.paceWindowMinimum,
             "paceWindowFraction": \.paceWindowFraction, "paceWeightMaximum": \.paceWeightMaximum,
+            "paceNoise": \.paceNoise,
             "overdueGapFactor": \.overdueGapFactor,
             "stallMinimum": \.stallMinimum, "stallGapFactor": \.stallGapFactor,
             "etaReversalWindow": \.etaReversalWindow, "etaReversalFactor": \.etaReversalFactor,

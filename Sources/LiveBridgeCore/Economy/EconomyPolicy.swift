@@ -157,8 +157,9 @@ public struct EconomyPolicy: Sendable {
         guard let progress = truth.progress else { return }
         let stallGap = max(settings.stallMinimum, settings.stallGapFactor * (memory.pace.longGap ?? 0))
         // The window holds at least the few usual gaps a pace needs (a sensor sampled every
-        // 30–60 s would otherwise never have one).
-        let window = max(paceWindow(at: truth.time, startedAt), 4 * (memory.pace.gap ?? 0))
+        // 30–60 s would otherwise never have one), and as many as the unevenness of those gaps
+        // asks for (`paceNoise`).
+        let window = max(paceWindow(at: truth.time, startedAt), 4 * (memory.pace.gap ?? 0), unevenWindow(memory))
         let moved = memory.pace.add(
             progress: progress, at: truth.progressTime, window: window, stallGap: stallGap,
             change: (settings.paceChangeFactor, settings.paceChangeSpan))
@@ -174,6 +175,18 @@ public struct EconomyPolicy: Sendable {
             time: truth.progressTime, progress: progress, sourceRate: sourceRate,
             paceRate: memory.pace.rate(at: truth.progressTime, minimumSpan: settings.paceMinimumSpan),
             horizon: max(settings.paceMinimumSpan, settings.scoreHorizonGaps * (memory.pace.gap ?? 0)))
+    }
+
+    /// The window a pace over uneven advances needs: measured over n gaps whose lengths vary by a
+    /// coefficient cv, a rate is off by about cv / √n, so (cv / `paceNoise`)² gaps hold it within
+    /// `paceNoise` (a slow server's articles landing one by one, tens of seconds apart and
+    /// unevenly, read over a quarter of the job's age swing the finish by minutes from one
+    /// correction to the next). Never longer than `paceWindowMaximum`; 0 for a source whose
+    /// advances come evenly (a count moving every poll).
+    func unevenWindow(_ memory: Memory) -> Double {
+        guard settings.paceNoise > 0, let cv = memory.pace.irregularity, let gap = memory.pace.gap else { return 0 }
+        let gaps = (cv / settings.paceNoise) * (cv / settings.paceNoise)
+        return min(settings.paceWindowMaximum, gaps * gap)
     }
 
     func paceWindow(at t: Double, _ startedAt: Double?) -> Double {

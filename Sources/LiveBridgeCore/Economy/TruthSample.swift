@@ -51,6 +51,15 @@ public struct PaceEstimate: Sendable, Hashable {
     /// a matter of course, however quick the advances within a burst; only a wait well beyond it
     /// is a stall.
     var longGap: Double? { recentGaps.max() ?? gap }
+    /// How uneven the recent times between two advances are (their coefficient of variation), nil
+    /// before four of them.
+    var irregularity: Double? {
+        guard recentGaps.count >= 4 else { return nil }
+        let mean = recentGaps.reduce(0, +) / Double(recentGaps.count)
+        guard mean > 0 else { return nil }
+        let variance = recentGaps.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(recentGaps.count - 1)
+        return variance.squareRoot() / mean
+    }
     /// Smoothed size of the progress's advances.
     private(set) var step: Double?
     /// True once the source said the same progress again after it moved: a count polled between
