@@ -7,8 +7,8 @@ import Synchronization
 /// updates that start and end activities ("essential": never skipped) apart from the rest, and
 /// reserves what the rest of the month's starts and ends will need at the pace seen so far. With a
 /// budget, ε and the ETA tolerance are widened to hold the bar within 0.05 (`budgetWidening`); as
-/// the projection nears the budget they widen further (up to 3×) and card-text changes within a
-/// phase wait for a push that happens anyway. Each job may use its share of what the month's
+/// the projection nears the budget card-text changes within a phase wait for a push that happens
+/// anyway. Each job may use its share of what the month's
 /// starts and ends leave (`jobAllowance`), so a busy first week does not leave the last weeks'
 /// jobs with nothing but a start and an end; once only the reserve is left, nothing but starts
 /// and ends goes out.
@@ -22,7 +22,10 @@ public final class BudgetLedger: Sendable {
 
     /// ε's widening whenever a budget is set, however much of it is left: a month on a budget
     /// holds its jobs within 0.05 (against ε 0.03), so a correction the bar would need only for
-    /// the tighter ε is not spent early in the month and missed at its end.
+    /// the tighter ε is not spent early in the month and missed at its end. A month running hot
+    /// does not widen it further: a bar let past 0.05 misses what the budget is for, and the
+    /// month is rationed by each job's share (`jobAllowance`), card texts waiting
+    /// (`projection`) and, at the end, the reserve for starts and ends.
     static let budgetWidening = 0.05 / 0.03
 
     /// The sink this ledger counts for.
@@ -117,11 +120,11 @@ public final class BudgetLedger: Sendable {
         let reserve = (Double(essential) / elapsed * (1 - fraction) * 1.15).rounded(.up) + 2
         if Double(limit - used) <= reserve { return BudgetPressure(widening: 3, exhausted: true) }
         let projection = Double(used) / elapsed / (0.8 * Double(limit))
-        let widening = min(3, max(Self.budgetWidening, projection))
         // Each job's share of what the month's starts and ends leave (two of those per job).
         let jobs = max(1, Double(essential) / 2 / elapsed)
         let discretionary = Double(limit) - (Double(essential) / elapsed * 1.15 + 2)
         let allowance = max(1, Int((discretionary / jobs).rounded()))
-        return BudgetPressure(widening: widening, exhausted: false, jobAllowance: allowance, projection: projection)
+        return BudgetPressure(
+            widening: Self.budgetWidening, exhausted: false, jobAllowance: allowance, projection: projection)
     }
 }
