@@ -58,3 +58,31 @@ struct BudgetLedgerTests {
         #expect(spent.pressure(at: monthStart + 29 * day).exhausted)
     }
 }
+
+@Suite("Glides when only starts and ends go out")
+struct FrozenGlideTests {
+    let policy = EconomyPolicy(settings: EconomySettings(), model: .interpolating)
+    let now = 1_000_000.0
+
+    @Test(
+        "a glide no re-anchor can follow is aimed late, but a job ending on time is within the budget's tolerance at its finish",
+        arguments: [(60.0, 0.0), (600.0, 0.0), (3600.0, 0.2), (600.0, 0.7), (120.0, 0.9)])
+    func aimedLate(window: Double, progress: Double) {
+        let finish = now + window
+        let endDate = policy.endDate(forFinish: finish, progress: progress, fixed: false, frozen: true, at: now)
+        let bar = DisplayAnchor(progress: progress, time: now, endDate: endDate, live: true)
+        let tolerance = EconomySettings().maxDisplayError * 0.05 / 0.03
+        // Late: a job running a little behind still ends before its bar falls back…
+        #expect(endDate > finish)
+        #expect(endDate - finish <= EconomySettings().frozenFinishPad * window + 0.5)
+        // …yet a job ending on time is within the budget's tolerance when it ends.
+        #expect(
+            1 - bar.shown(at: finish, model: .interpolating) <= tolerance + 0.5 / window, "\(endDate - finish) s late")
+    }
+
+    @Test("the rest of the job near its end keeps the whole pad: it costs little there")
+    func tailKeepsPad() {
+        let endDate = policy.endDate(forFinish: now + 100, progress: 0.9, fixed: false, frozen: true, at: now)
+        #expect(endDate == now + 115)
+    }
+}

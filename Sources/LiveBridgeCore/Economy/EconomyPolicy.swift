@@ -424,8 +424,12 @@ public struct EconomyPolicy: Sendable {
         let window = max(0, finish - now)
         if frozen {
             // No re-anchor can be afforded before the month resets: aim late enough that a job
-            // running a little behind its estimate still ends before the bar would fall back.
-            return (finish + 0.15 * window).rounded()
+            // running a little behind its estimate still ends before the bar would fall back, but
+            // no later than keeps a job that ends on time within the budget's tolerance (0.05) at
+            // its finish, where a glide aimed late lags the most.
+            let tolerance = settings.maxDisplayError * BudgetLedger.budgetWidening
+            let lagging = tolerance * window / max(0.01, 1 - progress - tolerance)
+            return (finish + min(settings.frozenFinishPad * window, max(0, lagging))).rounded()
         }
         let allowed = settings.finishPadErrorShare * settings.maxDisplayError * window / max(0.01, 1 - progress)
         return (finish + min(settings.finishPad, allowed)).rounded()

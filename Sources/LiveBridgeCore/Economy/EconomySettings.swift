@@ -54,6 +54,11 @@ public struct EconomySettings: Sendable, Hashable {
     /// The pad never costs the glide more than this share of ε at the finish (a bar aimed late by
     /// the pad lags the truth by at most that much when the job ends on time).
     public var finishPadErrorShare: Double = 0.3
+    /// When a monthly budget leaves room for nothing but starts and ends, a glide is aimed this
+    /// share of the time left late (a job running behind its estimate still ends before its bar
+    /// falls back to the pushed progress), and never later than keeps a job ending on time within
+    /// the budget's tolerance at its finish.
+    public var frozenFinishPad: Double = 0.15
     /// Glide only when the finish is at least this far ahead; shorter tails stand still.
     public var liveMinimumWindow: Double = 20
     /// A fixed finish time (a timer) is pushed unchanged; if the job still runs this long after
