@@ -370,21 +370,40 @@ struct TrackerTests {
         #expect(beat.first?.patch["progress"] == 0.3)
     }
 
-    @Test("an exhausted budget lets only starts and ends through")
+    @Test(
+        "an exhausted budget lets only starts, ends, pauses and resumes through, all of them counted with what the reserve keeps room for"
+    )
     func exhaustedBudget() {
         var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
         var job = Trajectory()
         let exhausted = BudgetPressure(widening: 3, exhausted: true)
-        #expect(
-            tracker.handle(job.update(.active, state: "Downloading", remaining: 600), at: job.time, budget: exhausted)
-                .count == 1)
+        let seed = tracker.handle(
+            job.update(.active, state: "Downloading", remaining: 600), at: job.time, budget: exhausted)
+        #expect(seed.count == 1 && seed.allSatisfy(BudgetLedger.isEssential))
+        // The bar far behind the truth: no correction goes out.
         job.time += 3
         job.progress = 0.5
         #expect(
-            tracker.handle(job.update(.paused, state: "Paused", remaining: nil), at: job.time, budget: exhausted)
+            tracker.handle(job.update(.active, state: "Downloading", remaining: 300), at: job.time, budget: exhausted)
                 .isEmpty)
+        // A pause shows (the gliding bar would run on to its end_date and fall back), and so does
+        // the resume.
+        job.time += 3
+        let paused = tracker.handle(
+            job.update(.paused, state: "Paused", remaining: nil), at: job.time, budget: exhausted)
+        #expect(
+            paused.map(\.reason) == [.structural] && paused.allSatisfy(BudgetLedger.isEssential),
+            "\(paused.map(\.reason))")
+        #expect(paused.first?.content["end_date"] == nil)
+        job.time += 60
+        let resumed = tracker.handle(
+            job.update(.active, state: "Downloading", remaining: 300), at: job.time, budget: exhausted)
+        #expect(
+            resumed.map(\.reason) == [.structural] && resumed.allSatisfy(BudgetLedger.isEssential),
+            "\(resumed.map(\.reason))")
         job.end()
-        #expect(tracker.handle(job.updates[0], at: job.time + 1, budget: exhausted).count == 1)
+        let end = tracker.handle(job.updates[0], at: job.time + 1, budget: exhausted)
+        #expect(end.count == 1 && end.allSatisfy(BudgetLedger.isEssential))
     }
 
     @Test(

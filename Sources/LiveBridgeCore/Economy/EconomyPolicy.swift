@@ -2,7 +2,7 @@
 public struct BudgetPressure: Sendable, Hashable {
     /// ε and the ETA tolerance are multiplied by this (1 = no pressure).
     public var widening: Double
-    /// The month's budget is spent: only starts and ends go out.
+    /// The month's budget is spent: only starts, ends, pauses and resumes go out.
     public var exhausted: Bool
     /// Updates beyond its start, first glide and end that one job may use (the month's share per
     /// job); nil = no limit.
@@ -119,6 +119,9 @@ public struct EconomyPolicy: Sendable {
     public struct Decision: Sendable, Hashable {
         public var reason: PushReason
         public var firstGlide: Bool
+        /// A push the monthly budget's reserve keeps room for, as for starts and ends (a pause
+        /// and a resume).
+        public var essential = false
     }
 
     /// Where the phone's bar is anchored by a push at `now`.
@@ -613,6 +616,12 @@ public struct EconomyPolicy: Sendable {
             return Decision(reason: changed ? .structural : .etaMoved, firstGlide: true)
         }
         if s.phase != s.pushedPhase {
+            // A pause and a resume always show, even when only the reserve is left (they count
+            // with the starts and ends it keeps room for): a paused job's bar would otherwise
+            // glide on to its `end_date` and fall back to the progress it was pushed with.
+            if s.phase == "paused" || s.pushedPhase == "paused" {
+                return Decision(reason: .structural, firstGlide: false, essential: true)
+            }
             return budget.exhausted ? nil : counted(Decision(reason: .structural, firstGlide: false), memory: &memory)
         }
         // A job that used its share of the month (`jobAllowance`) gets no more card texts or

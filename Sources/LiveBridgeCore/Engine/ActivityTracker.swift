@@ -58,6 +58,8 @@ public struct ActivityTracker: Sendable {
     private var hasGlided = false
     /// The next frame is the job's first glide, which counts as part of its start.
     private var firstGlidePending = false
+    /// The next frame is a pause or a resume, which the budget's reserve keeps room for.
+    private var essentialPending = false
     /// When the activity was seeded (its job started), for windows that scale with the job.
     private var startedAt: Double?
     /// When the current Live Activity started: the seed, or the last renewal.
@@ -428,6 +430,7 @@ public struct ActivityTracker: Sendable {
             hasGlided = true  // one attempt per job, whatever the anchor turns out to be
             firstGlidePending = true
         }
+        if decision.essential { essentialPending = true }
         return decision.reason
     }
 
@@ -647,8 +650,9 @@ public struct ActivityTracker: Sendable {
         policy.pushed(memory: &memory, from: anchor, to: newAnchor, at: now)
         anchor = newAnchor
         if newAnchor.live { hasGlided = true }
-        let essential = kind == .seed || kind == .final || kind == .end || firstGlidePending
+        let essential = kind == .seed || kind == .final || kind == .end || firstGlidePending || essentialPending
         firstGlidePending = false
+        essentialPending = false
         lastPushAt = now
         suppressedDeadline = nil
         sequence += 1

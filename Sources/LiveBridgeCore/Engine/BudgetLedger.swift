@@ -10,8 +10,8 @@ import Synchronization
 /// the projection nears the budget card-text changes within a phase wait for a push that happens
 /// anyway. Each job may use its share of what the month's
 /// starts and ends leave (`jobAllowance`), so a busy first week does not leave the last weeks'
-/// jobs with nothing but a start and an end; once only the reserve is left, nothing but starts
-/// and ends goes out.
+/// jobs with nothing but a start and an end; once only the reserve is left, nothing but starts,
+/// ends, pauses and resumes goes out (the reserve is kept for all of them).
 public final class BudgetLedger: Sendable {
     private struct State {
         var month: Int
@@ -61,7 +61,8 @@ public final class BudgetLedger: Sendable {
         }
     }
 
-    /// True for the frames that start or end an activity, which the economy never skips.
+    /// True for the frames that start or end an activity, which the economy never skips, and for
+    /// the pauses and resumes it shows however little is left.
     public static func isEssential(_ frame: ActivityFrame) -> Bool {
         frame.essential || frame.kind == .seed || frame.kind == .final || frame.kind == .end
     }
