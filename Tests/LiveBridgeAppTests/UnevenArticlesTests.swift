@@ -16,11 +16,10 @@ struct UnevenArticlesTests {
     }
 
     static func run(_ settings: EconomySettings, variants: Range<Int>) -> Outcome {
-        let index = Corpus.families.firstIndex { $0.name == "uneven-articles" }!
         var outcome = Outcome()
         for variant in variants {
-            let updates = Corpus.families[index].generate(
-                CorpusBench.seed(family: index, variant: variant), ReplayCommand.base)
+            let updates = Corpus.job(named: "uneven-articles:\(variant)")?.updates ?? []
+            #expect(!updates.isEmpty)
             let result = EconomySimulation(model: .interpolating, settings: settings).run(updates)
             outcome.pushes += result.pushes.count
             if result.maxError > settings.maxDisplayError + 1e-9 { outcome.overEpsilon += 1 }

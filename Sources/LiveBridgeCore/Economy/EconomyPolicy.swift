@@ -7,16 +7,14 @@ public struct BudgetPressure: Sendable, Hashable {
     /// Updates beyond its start, first glide and end that one job may use (the month's share per
     /// job); nil = no limit.
     public var jobAllowance: Int?
-    /// The month's projected use over 80 % of the budget (0 without a budget; when not given,
-    /// the widening beyond 1, which is what the projection was before a budget widened ε by
-    /// itself).
+    /// The month's projected use over 80 % of the budget (0 without a budget).
     public var projection: Double
 
-    public init(widening: Double = 1, exhausted: Bool = false, jobAllowance: Int? = nil, projection: Double? = nil) {
+    public init(widening: Double = 1, exhausted: Bool = false, jobAllowance: Int? = nil, projection: Double = 0) {
         self.widening = widening
         self.exhausted = exhausted
         self.jobAllowance = jobAllowance
-        self.projection = projection ?? (widening > 1 ? widening : 0)
+        self.projection = projection
     }
 
     /// No budget configured.

@@ -56,9 +56,8 @@ public struct ActivityTracker: Sendable {
     private var spendingFrozen = false
     /// Whether this job's bar has glided yet (a live anchor was pushed since the seed).
     private var hasGlided = false
-    /// The next frame is the job's first glide, which counts as part of its start.
-    private var firstGlidePending = false
-    /// The next frame is a pause or a resume, which the budget's reserve keeps room for.
+    /// The next frame is one the budget's reserve keeps room for: the job's first glide (part of
+    /// its start), a pause or a resume.
     private var essentialPending = false
     /// When the activity was seeded (its job started), for windows that scale with the job.
     private var startedAt: Double?
@@ -426,11 +425,8 @@ public struct ActivityTracker: Sendable {
             pushedRemaining: stored["remaining_time"]?.doubleValue, now: now)
         guard let decision = policy.decide(situation, budget: budget, frozen: spendingFrozen, memory: &memory)
         else { return nil }
-        if decision.firstGlide {
-            hasGlided = true  // one attempt per job, whatever the anchor turns out to be
-            firstGlidePending = true
-        }
-        if decision.essential { essentialPending = true }
+        if decision.firstGlide { hasGlided = true }  // one attempt per job, whatever the anchor turns out to be
+        if decision.firstGlide || decision.essential { essentialPending = true }
         return decision.reason
     }
 
@@ -650,8 +646,7 @@ public struct ActivityTracker: Sendable {
         policy.pushed(memory: &memory, from: anchor, to: newAnchor, at: now)
         anchor = newAnchor
         if newAnchor.live { hasGlided = true }
-        let essential = kind == .seed || kind == .final || kind == .end || firstGlidePending || essentialPending
-        firstGlidePending = false
+        let essential = kind == .seed || kind == .final || kind == .end || essentialPending
         essentialPending = false
         lastPushAt = now
         suppressedDeadline = nil

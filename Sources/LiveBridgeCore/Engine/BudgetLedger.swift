@@ -27,6 +27,9 @@ public final class BudgetLedger: Sendable {
     /// month is rationed by each job's share (`jobAllowance`), card texts waiting
     /// (`projection`) and, at the end, the reserve for starts and ends.
     static let budgetWidening = 0.05 / 0.03
+    /// The reserve for the month's starts and ends holds this many times what their pace so far
+    /// projects.
+    static let reserveMargin = 1.15
 
     /// The sink this ledger counts for.
     public let sink: String
@@ -116,14 +119,16 @@ public final class BudgetLedger: Sendable {
         let monthLength = civil.startOfNextMonth - civil.startOfMonth
         let fraction = min(1, max(0, (now - civil.startOfMonth) / monthLength))
         let elapsed = max(fraction, 3.0 / 30.0)
-        // What the rest of the month's starts and ends will need at this month's pace.
-        // (with a margin: the pace varies, and running out would refuse an end).
-        let reserve = (Double(essential) / elapsed * (1 - fraction) * 1.15).rounded(.up) + 2
+        // The month's starts and ends at this month's pace, with a margin (the pace varies, and
+        // running out would refuse an end).
+        let monthEssential = Double(essential) / elapsed
+        // What the rest of the month's starts and ends will need.
+        let reserve = (monthEssential * (1 - fraction) * Self.reserveMargin).rounded(.up) + 2
         if Double(limit - used) <= reserve { return BudgetPressure(widening: 3, exhausted: true) }
         let projection = Double(used) / elapsed / (0.8 * Double(limit))
         // Each job's share of what the month's starts and ends leave (two of those per job).
-        let jobs = max(1, Double(essential) / 2 / elapsed)
-        let discretionary = Double(limit) - (Double(essential) / elapsed * 1.15 + 2)
+        let jobs = max(1, monthEssential / 2)
+        let discretionary = Double(limit) - (monthEssential * Self.reserveMargin + 2)
         let allowance = max(1, Int((discretionary / jobs).rounded()))
         return BudgetPressure(
             widening: Self.budgetWidening, exhausted: false, jobAllowance: allowance, projection: projection)
