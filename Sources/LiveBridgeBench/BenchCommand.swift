@@ -133,6 +133,7 @@ extension BenchCommand {
             "etaReversalWindow": \.etaReversalWindow, "etaReversalFactor": \.etaReversalFactor,
             "paceMinimumSpan": \.paceMinimumSpan, "paceShareUnscored": \.paceShareUnscored,
             "scoreHorizonGaps": \.scoreHorizonGaps, "paceChangeFactor": \.paceChangeFactor,
+            "paceChangeConfidence": \.paceChangeConfidence,
             "paceChangeSpan": \.paceChangeSpan, "etaQuietTail": \.etaQuietTail,
             "absurdFinishFactor": \.absurdFinishFactor, "startWait": \.startWait,
             "finishPadErrorShare": \.finishPadErrorShare, "frozenFinishPad": \.frozenFinishPad,

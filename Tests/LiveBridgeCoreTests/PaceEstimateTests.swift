@@ -49,4 +49,50 @@ struct PaceEstimateTests {
         slow.pace = Self.pace(gaps: [50, 400, 120, 300, 80, 350, 200, 100])
         #expect(policy.unevenWindow(slow) == EconomySettings().paceWindowMaximum)
     }
+
+    /// Restarts of the pace window over a count advancing one step per article, the articles
+    /// `usual` seconds apart on average and each 0.2–1.8 × that (seeded), the speed halving at
+    /// `halvesAt` articles if given; returns the articles after which the window restarted, and
+    /// the pace after the last one.
+    static func restarts(seed: UInt64, articles: Int, halvesAt: Int? = nil, confidence: Double)
+        -> (articles: [Int], rate: Double?)
+    {
+        var random = SeededRandom(seed: seed)
+        let settings = EconomySettings()
+        var pace = PaceEstimate()
+        pace.add(progress: 0, at: 0, window: 100_000)
+        var t = 0.0
+        var restarts: [Int] = []
+        for article in 1...articles {
+            let usual = article > (halvesAt ?? .max) ? 40.0 : 20.0
+            t += usual * Double.random(in: 0.2...1.8, using: &random)
+            let before = pace.corners.count
+            pace.add(
+                progress: Double(article) * 0.001, at: t, window: 100_000,
+                change: (settings.paceChangeFactor, settings.paceChangeSpan, confidence))
+            if pace.corners.count <= before { restarts.append(article) }
+        }
+        return (restarts, pace.rate(at: t, minimumSpan: settings.paceMinimumSpan))
+    }
+
+    @Test("articles landing unevenly at one speed restart the pace window a third as often; a halving still takes over")
+    func changeBeyondChance() {
+        let confidence = EconomySettings().paceChangeConfidence
+        var byChance = 0
+        var withoutConfidence = 0
+        for seed in UInt64(1)...20 {
+            byChance += Self.restarts(seed: seed, articles: 200, confidence: confidence).articles.count
+            withoutConfidence += Self.restarts(seed: seed, articles: 200, confidence: 0).articles.count
+            // 20 articles after the speed halves, the pace is the new speed (0.001 per 40 s),
+            // not the average since the start (0.001 per 23 s), within what 20 uneven articles
+            // can tell.
+            let halving = Self.restarts(seed: seed, articles: 120, halvesAt: 100, confidence: confidence)
+            let rate = halving.rate ?? 0
+            #expect(abs(rate * 40_000 - 1) < 0.3, "seed \(seed): \(halving)")
+        }
+        // Four or five articles at a time run 1.6 × faster or slower than the ones before by
+        // chance alone, many times over 20 steady downloads; a fraction as often beyond chance.
+        #expect(withoutConfidence >= 100, "\(withoutConfidence)")
+        #expect(byChance * 3 <= withoutConfidence, "\(byChance) of \(withoutConfidence)")
+    }
 }

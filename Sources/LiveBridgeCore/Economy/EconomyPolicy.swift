@@ -163,7 +163,7 @@ public struct EconomyPolicy: Sendable {
         let window = max(paceWindow(at: truth.time, startedAt), 4 * (memory.pace.gap ?? 0), unevenWindow(memory))
         let moved = memory.pace.add(
             progress: progress, at: truth.progressTime, window: window, stallGap: stallGap,
-            change: (settings.paceChangeFactor, settings.paceChangeSpan))
+            change: (settings.paceChangeFactor, settings.paceChangeSpan, settings.paceChangeConfidence))
         // Forecasts are made and scored where the progress moved: between two such points a
         // stepwise source's value is exact, anywhere else it is off by up to a step, which over a
         // few steps would drown what the forecasts are scored on.

@@ -118,6 +118,12 @@ public struct EconomySettings: Sendable, Hashable {
     public var paceChangeFactor: Double = 1.6
     /// See `paceChangeFactor`.
     public var paceChangeSpan: Double = 10
+    /// …and, for a source whose advances come unevenly, more than chance explains: the two
+    /// stretches' rates must differ by over this many times their combined error (cv / √n each,
+    /// cv how much the recent gaps between advances vary). A slow server's articles, landing one
+    /// by one at uneven times, run 50 % faster over four of them than over the four before by
+    /// chance alone. 0 = off.
+    public var paceChangeConfidence: Double = 3
     /// A pace needs its advances to span this many seconds (and three of the source's usual gaps
     /// between advances) before it is believed.
     public var paceMinimumSpan: Double = 2

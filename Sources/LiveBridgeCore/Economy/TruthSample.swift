@@ -73,7 +73,7 @@ public struct PaceEstimate: Sendable, Hashable {
     @discardableResult
     mutating func add(
         progress: Double, at time: Double, window: Double, stallGap: Double = .infinity,
-        change: (factor: Double, span: Double)? = nil
+        change: (factor: Double, span: Double, confidence: Double)? = nil
     ) -> Bool {
         guard let last = corners.last else {
             corners.append(Corner(time: time, progress: progress))
@@ -113,7 +113,9 @@ public struct PaceEstimate: Sendable, Hashable {
             // The recent stretch spans a few of the source's usual gaps, and its longest: a count
             // whose articles land in bursts a minute apart runs fast within a burst, which is no
             // change of speed.
-            restartAtChange(factor: change.factor, span: max(change.span, 4 * (gap ?? 0), 2 * (longGap ?? 0)))
+            restartAtChange(
+                factor: change.factor, span: max(change.span, 4 * (gap ?? 0), 2 * (longGap ?? 0)),
+                confidence: change.confidence)
         }
         return true
     }
@@ -122,13 +124,18 @@ public struct PaceEstimate: Sendable, Hashable {
     /// corners of the last `span` seconds give a rate `factor` times above or below the rate of
     /// the corners before them, the window starts at the change, so the pace follows the job now
     /// instead of averaging the old speed in for a whole window.
-    private mutating func restartAtChange(factor: Double, span: Double) {
+    private mutating func restartAtChange(factor: Double, span: Double, confidence: Double) {
         guard corners.count >= 4, let last = corners.last else { return }
         guard let split = corners.lastIndex(where: { $0.time <= last.time - span }), split >= 1 else { return }
         let older = (corners[split].progress - corners[0].progress) / (corners[split].time - corners[0].time)
         let recent = (last.progress - corners[split].progress) / (last.time - corners[split].time)
         guard older > 0, recent > 0, older.isFinite, recent.isFinite else { return }
-        if recent > factor * older || recent * factor < older {
+        // Over n advances whose gaps vary by cv, a rate is off by about cv / √n: two stretches
+        // of a steady but uneven count differ by chance by up to `confidence` times their
+        // combined error, which is no change of speed.
+        let error = (irregularity ?? 0) * (1 / Double(split) + 1 / Double(corners.count - 1 - split)).squareRoot()
+        let threshold = max(factor, 1 + confidence * error)
+        if recent > threshold * older || recent * threshold < older {
             corners.removeFirst(split)
         }
     }
