@@ -30,18 +30,25 @@ struct PaceEstimateTests {
 
     @Test("the window a pace over uneven advances needs grows with their unevenness, up to the longest window")
     func unevenWindow() {
-        let policy = EconomyPolicy(settings: EconomySettings(), model: .interpolating)
+        // A looser noise than the default, so the window stays below its cap here.
+        var loose = EconomySettings()
+        loose.paceNoise = 0.15
+        let policy = EconomyPolicy(settings: loose, model: .interpolating)
         var memory = EconomyPolicy.Memory()
         memory.pace = Self.pace(gaps: [2, 2, 2, 2, 2, 2])
         #expect(policy.unevenWindow(memory) < 1e-9)
+        #expect(EconomyPolicy(settings: EconomySettings(), model: .interpolating).unevenWindow(memory) < 1e-9)
         memory.pace = Self.pace(gaps: [5, 40, 12, 30, 8, 35, 20, 10])
         let window = policy.unevenWindow(memory)
         // (cv / paceNoise)² of the usual gap: far more than the four gaps every pace holds.
         let cv = memory.pace.irregularity ?? 0
-        let noise = EconomySettings().paceNoise
-        let expected = (cv / noise) * (cv / noise) * (memory.pace.gap ?? 0)
-        #expect(abs(window - min(expected, EconomySettings().paceWindowMaximum)) < 1e-6)
+        let expected = (cv / 0.15) * (cv / 0.15) * (memory.pace.gap ?? 0)
+        #expect(window < EconomySettings().paceWindowMaximum)
+        #expect(abs(window - expected) < 1e-6)
         #expect(window > 4 * (memory.pace.gap ?? 0))
+        // The default (ε) asks for more of them than half an hour holds.
+        let strict = EconomyPolicy(settings: EconomySettings(), model: .interpolating)
+        #expect(strict.unevenWindow(memory) == EconomySettings().paceWindowMaximum)
         var off = EconomySettings()
         off.paceNoise = 0
         #expect(EconomyPolicy(settings: off, model: .interpolating).unevenWindow(memory) == 0)

@@ -107,10 +107,12 @@ public struct EconomySettings: Sendable, Hashable {
     public var paceWindowMaximum: Double = 1800
     /// The relative error a pace may carry from the unevenness of the source's advances: the
     /// window holds (cv / this)² of its usual gaps, cv being how much the recent gaps vary (see
-    /// `EconomyPolicy.unevenWindow`). A count moving every poll varies little and keeps the short
-    /// window that follows a change of speed; a speed change is found by `paceChangeFactor`
-    /// either way. 0 = off.
-    public var paceNoise: Double = 0.15
+    /// `EconomyPolicy.unevenWindow`). A pace off by this share moves the bar as much times the
+    /// rest of the job from the truth by the finish, so ε keeps even a whole job's remainder
+    /// within ε; a real change of speed restarts the window (`paceChangeFactor`,
+    /// `paceChangeConfidence`). A count moving every poll varies little and keeps the short
+    /// window. 0 = off.
+    public var paceNoise: Double = 0.03
     /// The pace window restarts at a change of speed: when the advances of the last
     /// max(`paceChangeSpan`, 4 usual gaps, 2 of the longest recent waits) seconds run this many
     /// times faster or slower than the ones before (a server halving its rate is a new pace, not
