@@ -406,6 +406,43 @@ struct TrackerTests {
         #expect(end.count == 1 && end.allSatisfy(BudgetLedger.isEssential))
     }
 
+    @Test("under an exhausted budget a job flapping between paused and running shows its first pauses, not every one")
+    func pauseFlapping() {
+        var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
+        var job = Trajectory()
+        let exhausted = BudgetPressure(widening: 3, exhausted: true)
+        var essential = 0
+        var pushed = 0
+        for frame in tracker.handle(
+            job.update(.active, state: "Downloading", remaining: 600), at: job.time, budget: exhausted)
+        {
+            pushed += 1
+            if BudgetLedger.isEssential(frame) { essential += 1 }
+        }
+        // Twenty pauses of 20 s, a minute apart.
+        for _ in 0..<20 {
+            job.time += 60
+            job.progress += 0.02
+            for frame in tracker.handle(
+                job.update(.paused, state: "Paused", remaining: nil), at: job.time, budget: exhausted)
+            {
+                pushed += 1
+                if BudgetLedger.isEssential(frame) { essential += 1 }
+            }
+            job.time += 20
+            for frame in tracker.handle(
+                job.update(.active, state: "Downloading", remaining: 300), at: job.time, budget: exhausted)
+            {
+                pushed += 1
+                if BudgetLedger.isEssential(frame) { essential += 1 }
+            }
+        }
+        // The seed, and each of the first `essentialPauses` pauses with its resume; nothing else.
+        let expected = 1 + 2 * settings.essentialPauses
+        #expect(pushed == expected, "\(pushed) pushes")
+        #expect(essential == expected, "\(essential) essential")
+    }
+
     @Test(
         "a job that used its share of the month's budget gets no more corrections; its pause and heartbeat still go out"
     )

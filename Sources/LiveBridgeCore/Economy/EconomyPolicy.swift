@@ -86,6 +86,8 @@ public struct EconomyPolicy: Sendable {
         var stretchStartedAt: Double?
         /// Updates this job used beyond its start, first glide and end (see `jobAllowance`).
         var discretionary = 0
+        /// Pauses and resumes this job pushed as essential (see `essentialPauses`).
+        var essentialPhaseChanges = 0
 
         public init() {}
     }
@@ -617,7 +619,12 @@ public struct EconomyPolicy: Sendable {
             // A pause and a resume always show, even when only the reserve is left (they count
             // with the starts and ends it keeps room for): a paused job's bar would otherwise
             // glide on to its `end_date` and fall back to the progress it was pushed with.
-            if s.phase == "paused" || s.pushedPhase == "paused" {
+            // Up to `essentialPauses` of them per job: a printer or a queue flapping between
+            // paused and running must not spend the month past its budget.
+            if s.phase == "paused" || s.pushedPhase == "paused",
+                memory.essentialPhaseChanges < 2 * settings.essentialPauses
+            {
+                memory.essentialPhaseChanges += 1
                 return Decision(reason: .structural, firstGlide: false, essential: true)
             }
             return budget.exhausted ? nil : counted(Decision(reason: .structural, firstGlide: false), memory: &memory)
