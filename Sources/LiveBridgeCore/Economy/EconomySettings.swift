@@ -32,9 +32,9 @@ public struct EconomySettings: Sendable, Hashable {
     /// Updates allowed per calendar month (UTC) per sink; nil = unlimited.
     public var monthlyBudget: Int?
     /// With a monthly budget, a job's pauses (each with its resume) show even when only the
-    /// month's reserve is left, up to this many; later ones count against the job's share like
-    /// any card change, so a printer or a queue flapping between paused and running cannot spend
-    /// the month past its budget.
+    /// month's reserve is left, up to this many; later ones are phase changes like any other
+    /// (held back once only the reserve is left), so a printer or a queue flapping between paused
+    /// and running cannot spend the month past its budget.
     public var essentialPauses: Int = 3
     /// Lower bound of the `stale_ttl` derived from the ETA.
     public var staleTTLMinimum: Double = 3600
