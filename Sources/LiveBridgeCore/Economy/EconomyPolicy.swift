@@ -287,6 +287,10 @@ public struct EconomyPolicy: Sendable {
         else { return false }
         let glide = staircaseGlide(p, since: corner.time, rate: rate, offset: staircaseOffset(memory), at: now)
         guard glide >= cap - 1e-9 else { return false }
+        // A step no later than the longest of the source's recent waits is its unevenness, not
+        // a stop: a glide at the pace it allows meets that step, where a bar waiting at the top
+        // needs a second push to move on when it lands.
+        if let longest = memory.pace.longGap, truth.time - corner.time <= longest { return false }
         let room = countTolerance(memory, epsilon: settings.maxDisplayError) - (cap - p)
         return room / rate < settings.stepWaitObservations * interval
     }
