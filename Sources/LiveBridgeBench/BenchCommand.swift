@@ -123,7 +123,8 @@ extension BenchCommand {
         [
             "maxDisplayError": \.maxDisplayError, "etaToleranceMinimum": \.etaToleranceMinimum,
             "etaToleranceFraction": \.etaToleranceFraction, "etaPersistence": \.etaPersistence,
-            "finishPad": \.finishPad, "deadlineLead": \.deadlineLead, "liveMinimumWindow": \.liveMinimumWindow,
+            "finishPad": \.finishPad, "finishPadShare": \.finishPadShare, "deadlineLead": \.deadlineLead,
+            "liveMinimumWindow": \.liveMinimumWindow,
             "fixedFinishGrace": \.fixedFinishGrace, "endDisplay": \.endDisplay,
             "coalesceWindow": \.coalesceWindow, "paceWindowMinimum": \.paceWindowMinimum,
             "paceWindowFraction": \.paceWindowFraction, "paceWeightMaximum": \.paceWeightMaximum,

@@ -397,7 +397,9 @@ struct EconomyPolicyTests {
         let mean = { (values: [Double]) in values.reduce(0, +) / Double(max(1, values.count)) }
         #expect(!steady.isEmpty && !paced.isEmpty)
         #expect(mean(steady) <= 0.6 * mean(paced), "end_date off by \(steady) s, blended with the pace \(paced) s")
-        // The last countdown pushed is the source's finish, padded by at most `finishPad`, within its resolution.
+        // The last countdown pushed is the source's finish, padded by at most `finishPad` (or its
+        // share of the 40-minute program, which is no more), within its resolution.
+        #expect(settings.finishPadShare * 2400 <= settings.finishPad)
         #expect((steady.last ?? .infinity) <= settings.finishPad + 60, "\(steady)")
     }
 }

@@ -439,7 +439,7 @@ public struct EconomyPolicy: Sendable {
             return (finish + min(settings.frozenFinishPad * window, max(0, lagging))).rounded()
         }
         let allowed = settings.finishPadErrorShare * settings.maxDisplayError * window / max(0.01, 1 - progress)
-        return (finish + min(settings.finishPad, allowed)).rounded()
+        return (finish + min(max(settings.finishPad, settings.finishPadShare * window), allowed)).rounded()
     }
 
     /// The anchor a push at `now` gives the phone.

@@ -52,10 +52,15 @@ public struct EconomySettings: Sendable, Hashable {
     /// Re-anchor this many seconds before `end_date` passes while the job still runs (the bar
     /// would otherwise fall back to the pushed progress).
     public var deadlineLead: Double = 3
-    /// `end_date` is set this much after the estimated finish (at most, and never more than keeps
-    /// the glide within `finishPadErrorShare` × ε of the truth), so a job finishing on time ends before the bar
-    /// would fall back and no re-anchor is needed.
+    /// `end_date` is set up to this much after the estimated finish, or `finishPadShare` of the
+    /// time left if that is more (never more than keeps the glide within `finishPadErrorShare` × ε
+    /// of the truth), so a job finishing on time or a little late ends before the bar would fall
+    /// back and no re-anchor is needed.
     public var finishPad: Double = 120
+    /// See `finishPad`: a long job's estimate is minutes off as a matter of course (a 14-hour
+    /// print's by a quarter of an hour), and a countdown 5 % long is within what any estimate of
+    /// it knows (see `etaJobFraction`).
+    public var finishPadShare: Double = 0.05
     /// The pad never costs the glide more than this share of ε at the finish (a bar aimed late by
     /// the pad lags the truth by at most that much when the job ends on time).
     public var finishPadErrorShare: Double = 0.3
