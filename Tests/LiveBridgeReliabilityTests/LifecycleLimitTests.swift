@@ -79,8 +79,16 @@ struct LifecycleLimitTests {
             #expect(content["template"] == "generic" && content["state"] == "Printing")
             #expect(content["subtitle"] == "Benchy" && content["live_progress"] == true)
             let endDate = try #require(content["end_date"]?.doubleValue)
+            // The finish as the policy pushes it: the true finish with the pad for the time left
+            // (`finishPad`, `finishPadShare`), within the estimate's minutes.
             let trueFinish = start + 20 * 3600
-            #expect(abs(endDate - trueFinish) <= 180, "end_date \(endDate - renewal.time) s ahead")
+            let progress = content["progress"]?.doubleValue ?? 0
+            let expected = EconomyPolicy(settings: EconomySettings(), model: .interpolating).endDate(
+                forFinish: trueFinish, progress: progress, fixed: false, frozen: false, at: renewal.time)
+            #expect(expected > trueFinish)
+            #expect(
+                abs(endDate - expected) <= 180,
+                "end_date \(endDate - renewal.time) s ahead, \(expected - renewal.time) s expected")
         }
         let total = fake.records.filter { $0.method == "PATCH" && $0.status == 200 }.count
         // Without the limit the same print costs this many; a renewal adds two at most.
