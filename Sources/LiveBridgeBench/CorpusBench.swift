@@ -190,24 +190,41 @@ struct CorpusBench: Sendable {
         }
     }
 
-    /// One job through the tracker, the oracle and the invariant checks.
-    func measure(family: String, seed: UInt64, _ updates: [ActivityUpdate]) -> Job {
+    /// What LiveBridge did on one job: its pushes, its worst display error and the invariants.
+    struct Played: Sendable {
+        var pushes: [EconomySimulation.Push]
+        var maxError: Double
+        var invariants: EconomyInvariants
+        var truth: JobTruth
+        /// Re-anchors because `end_date` was about to pass with the job running.
+        var deadlines: Int { pushes.filter { $0.frame.reason == .deadline }.count }
+    }
+
+    /// One job through the tracker and the invariant checks (no oracle).
+    func play(_ updates: [ActivityUpdate]) -> Played {
         let truth = JobTruth(updates)
         let simulation = EconomySimulation(model: .interpolating, settings: settings).run(updates)
-        let anchors = simulation.anchors["job"] ?? []
-        let metered = DisplayErrorMeter.measure(truth, anchors: anchors)
+        let metered = DisplayErrorMeter.measure(truth, anchors: simulation.anchors["job"] ?? [])
+        let pushes = simulation.pushes.filter { $0.frame.slug == "job" }
+        let invariants = EconomyInvariants.check(pushes: pushes, updates: updates, truth: truth, settings: settings)
+        return Played(pushes: pushes, maxError: metered.max, invariants: invariants, truth: truth)
+    }
+
+    /// One job through the tracker, the oracle and the invariant checks.
+    func measure(family: String, seed: UInt64, _ updates: [ActivityUpdate]) -> Job {
+        let played = play(updates)
+        let truth = played.truth
         let oracle = PushOracle(epsilon: settings.maxDisplayError).solve(truth)
         let honest = PushOracle(
             epsilon: settings.maxDisplayError,
             honestCountdown: (settings.etaToleranceFraction, settings.etaToleranceMinimum)
         ).solve(truth)
-        let pushes = simulation.pushes.filter { $0.frame.slug == "job" }
-        let invariants = EconomyInvariants.check(pushes: pushes, updates: updates, truth: truth, settings: settings)
+        let pushes = played.pushes.count
         let extra = settings.effectiveEndFrames - 1
         return Job(
-            family: family, seed: seed, pushes: pushes.count, oracle: oracle.pushes, maxError: metered.max,
-            invariants: invariants, duration: truth.end - truth.start,
-            ratio: Double(pushes.count - extra) / Double(max(1, oracle.pushes)), honestOracle: honest.pushes,
-            honestRatio: Double(pushes.count - extra) / Double(max(1, honest.pushes)))
+            family: family, seed: seed, pushes: pushes, oracle: oracle.pushes, maxError: played.maxError,
+            invariants: played.invariants, duration: truth.end - truth.start,
+            ratio: Double(pushes - extra) / Double(max(1, oracle.pushes)), honestOracle: honest.pushes,
+            honestRatio: Double(pushes - extra) / Double(max(1, honest.pushes)))
     }
 }

@@ -9,39 +9,12 @@ import Testing
 /// gaps as their unevenness asks for (`EconomySettings.paceNoise`).
 @Suite("Uneven articles")
 struct UnevenArticlesTests {
-    struct Outcome {
-        var pushes = 0
-        /// Jobs whose bar was more than ε from the truth at some moment.
-        var overEpsilon = 0
-        /// `end_date` moves reversed within a few minutes (`EconomyInvariants.oscillations`).
-        var reversals = 0
-    }
-
-    /// The family's 40 seeded jobs through the tracker, as the bench measures them.
-    static func run(_ settings: EconomySettings) -> Outcome {
-        let bench = CorpusBench(settings: settings)
-        guard let index = Corpus.families.firstIndex(where: { $0.name == "uneven-articles" }) else {
-            Issue.record("no uneven-articles family")
-            return Outcome()
-        }
-        let family = Corpus.families[index]
-        var outcome = Outcome()
-        for variant in 0..<Corpus.variants {
-            let seed = CorpusBench.seed(family: index, variant: variant)
-            let job = bench.measure(family: family.name, seed: seed, family.generate(seed, ReplayCommand.base))
-            outcome.pushes += job.pushes
-            outcome.reversals += job.invariants.oscillations
-            if job.maxError > settings.maxDisplayError + 1e-9 { outcome.overEpsilon += 1 }
-        }
-        return outcome
-    }
-
     @Test("a pace over uneven articles holds enough of them: fewer pushes and reversals, no more jobs off by ε")
     func steadierPace() {
         var short = EconomySettings()
         short.paceNoise = 0
-        let measured = Self.run(EconomySettings())
-        let shortWindow = Self.run(short)
+        let measured = CorpusFamilyRun.run("uneven-articles", EconomySettings())
+        let shortWindow = CorpusFamilyRun.run("uneven-articles", short)
         let against = "over a quarter of the job's age"
         #expect(measured.pushes < shortWindow.pushes, "\(measured.pushes) pushes, \(shortWindow.pushes) \(against)")
         #expect(
