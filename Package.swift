@@ -1,5 +1,37 @@
 // swift-tools-version: 6.0
+import Foundation
 import PackageDescription
+
+// Every folder under adapters/ is a source: adapters/<Name>/Sources is the module
+// LiveBridge<Name>, which the executable and the bench link, and Tests/LiveBridge<Name>Tests (with
+// its Fixtures, when it has any) its tests. Adding a source is that folder and one line in
+// the registry (Sources/LiveBridgeApp/Runtime/StandardComponents.swift); docs/architecture.md.
+let adapterNames: [String] = {
+    let root = "\(Context.packageDirectory)/adapters"
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
+    return names.filter { FileManager.default.fileExists(atPath: "\(root)/\($0)/Sources") }.sorted()
+}()
+let adapterModules: [Target.Dependency] = adapterNames.map { .target(name: "LiveBridge\($0)") }
+let adapterTargets: [Target] = adapterNames.flatMap { name -> [Target] in
+    var targets: [Target] = [
+        .target(
+            name: "LiveBridge\(name)", dependencies: ["LiveBridgeCore", "LiveBridgeNet", "LiveBridgeKit"],
+            path: "adapters/\(name)/Sources")
+    ]
+    let tests = "Tests/LiveBridge\(name)Tests"
+    if FileManager.default.fileExists(atPath: "\(Context.packageDirectory)/\(tests)") {
+        let fixtures = FileManager.default.fileExists(atPath: "\(Context.packageDirectory)/\(tests)/Fixtures")
+        targets.append(
+            .testTarget(
+                name: "LiveBridge\(name)Tests",
+                dependencies: [
+                    "LiveBridgeCore", "LiveBridgeNet", "LiveBridgeKit", .target(name: "LiveBridge\(name)"),
+                    "LiveBridgeSinks", "LiveBridgeTestSupport",
+                ],
+                resources: fixtures ? [.copy("Fixtures")] : []))
+    }
+    return targets
+}
 
 // How the release build of `livebridge` (what `make release`, `make deb` and the bench measure) is
 // linked, for a small resident set (docs/performance.md, "Memory and CPU"):
@@ -37,6 +69,7 @@ let package = Package(
         .executable(name: "livebridge", targets: ["livebridge"]),
         .executable(name: "livebridge-bench", targets: ["livebridge-bench"]),
         .library(name: "LiveBridgeCore", targets: ["LiveBridgeCore"]),
+        .library(name: "LiveBridgeKit", targets: ["LiveBridgeKit"]),
         .library(name: "LiveBridgeApp", targets: ["LiveBridgeApp"]),
     ],
     targets: [
@@ -50,41 +83,24 @@ let package = Package(
             dependencies: ["LiveBridgeCore", "CCurl", "CMosquitto", "COpenSSL", "CLiveBridgeShims"]
         ),
         .target(name: "LiveBridgeSinks", dependencies: ["LiveBridgeCore", "LiveBridgeNet"]),
-        .target(
-            name: "LiveBridgeSABnzbd",
-            dependencies: ["LiveBridgeCore", "LiveBridgeNet"],
-            path: "adapters/SABnzbd/Sources"
-        ),
-        .target(
-            name: "LiveBridgeBambu",
-            dependencies: ["LiveBridgeCore", "LiveBridgeNet"],
-            path: "adapters/BambuLab/Sources"
-        ),
-        .target(
-            name: "LiveBridgeHomeAssistant",
-            dependencies: ["LiveBridgeCore", "LiveBridgeNet"],
-            path: "adapters/HomeAssistant/Sources"
-        ),
+        .target(name: "LiveBridgeKit", dependencies: ["LiveBridgeCore", "LiveBridgeNet"]),
         .target(
             name: "LiveBridgeApp",
-            dependencies: [
-                "LiveBridgeCore", "LiveBridgeNet", "LiveBridgeSinks",
-                "LiveBridgeSABnzbd", "LiveBridgeBambu", "LiveBridgeHomeAssistant",
-            ]
+            dependencies: ["LiveBridgeCore", "LiveBridgeNet", "LiveBridgeKit", "LiveBridgeSinks"] + adapterModules
         ),
         .executableTarget(name: "livebridge", dependencies: ["LiveBridgeApp"], linkerSettings: daemonReleaseLinking),
         // The bench is a program of its own: it may use Foundation (Process, …), `livebridge` does not.
         .target(
             name: "LiveBridgeBench",
             dependencies: [
-                "LiveBridgeApp", "LiveBridgeCore", "LiveBridgeNet", "LiveBridgeSinks",
-                "LiveBridgeSABnzbd", "LiveBridgeBambu", "LiveBridgeHomeAssistant", "LiveBridgeTestSupport",
-            ]
+                "LiveBridgeApp", "LiveBridgeCore", "LiveBridgeNet", "LiveBridgeKit", "LiveBridgeSinks",
+                "LiveBridgeTestSupport",
+            ] + adapterModules
         ),
         .executableTarget(name: "livebridge-bench", dependencies: ["LiveBridgeBench"]),
         .executableTarget(
             name: "custom-adapter",
-            dependencies: ["LiveBridgeCore", "LiveBridgeApp"],
+            dependencies: ["LiveBridgeCore", "LiveBridgeKit", "LiveBridgeApp"],
             path: "examples/custom-adapter"
         ),
         .target(
@@ -101,42 +117,20 @@ let package = Package(
             dependencies: ["LiveBridgeCore", "LiveBridgeNet", "LiveBridgeSinks", "LiveBridgeTestSupport"]
         ),
         .testTarget(
-            name: "LiveBridgeSABnzbdTests",
-            dependencies: [
-                "LiveBridgeCore", "LiveBridgeNet", "LiveBridgeSABnzbd", "LiveBridgeSinks", "LiveBridgeTestSupport",
-            ],
-            resources: [.copy("Fixtures")]
-        ),
-        .testTarget(
-            name: "LiveBridgeBambuTests",
-            dependencies: [
-                "LiveBridgeCore", "LiveBridgeNet", "LiveBridgeBambu", "LiveBridgeSinks", "LiveBridgeTestSupport",
-            ],
-            resources: [.copy("Fixtures")]
-        ),
-        .testTarget(
-            name: "LiveBridgeHomeAssistantTests",
-            dependencies: [
-                "LiveBridgeCore", "LiveBridgeNet", "LiveBridgeHomeAssistant", "LiveBridgeSinks",
-                "LiveBridgeTestSupport",
-            ],
-            resources: [.copy("Fixtures")]
-        ),
-        .testTarget(
             name: "LiveBridgeReliabilityTests",
             dependencies: [
-                "LiveBridgeApp", "LiveBridgeCore", "LiveBridgeNet", "LiveBridgeSinks", "LiveBridgeSABnzbd",
-                "LiveBridgeBambu", "LiveBridgeHomeAssistant", "LiveBridgeTestSupport",
-            ]
+                "LiveBridgeApp", "LiveBridgeCore", "LiveBridgeNet", "LiveBridgeKit", "LiveBridgeSinks",
+                "LiveBridgeTestSupport",
+            ] + adapterModules
         ),
         .testTarget(
             name: "LiveBridgeAppTests",
             dependencies: [
-                "LiveBridgeApp", "LiveBridgeBench", "LiveBridgeCore", "LiveBridgeNet", "LiveBridgeSinks",
-                "LiveBridgeTestSupport",
+                "LiveBridgeApp", "LiveBridgeBench", "LiveBridgeCore", "LiveBridgeKit", "LiveBridgeNet",
+                "LiveBridgeSinks", "LiveBridgeTestSupport",
             ]
         ),
-    ]
+    ] + adapterTargets
 )
 
 for target in package.targets where target.type != .system && target.name != "CLiveBridgeShims" {

@@ -5,22 +5,26 @@ import LiveBridgeNet
 
 /// The `livebridge` command line.
 public enum LiveBridgeCommand {
-    public static let usage = """
-        LiveBridge \(LiveBridgeVersion.current) — home-lab jobs as iPhone Live Activities
+    /// The usage text, with the registry's replay formats.
+    public static func usage(_ registry: ComponentRegistry = .standard) -> String {
+        let formats = ReplayFormats.all(registry).map(\.name).joined(separator: "|")
+        return """
+            LiveBridge \(LiveBridgeVersion.current) — home-lab jobs as iPhone Live Activities
 
-        usage: livebridge <command> [options]
+            usage: livebridge <command> [options]
 
-        commands:
-          run --config FILE        run every configured source and sink (the daemon)
-          check --config FILE      validate the config and probe every source and sink
-          demo [--speed N] [--port P]
-                                   simulated SABnzbd, Bambu and Home Assistant jobs on a local preview page
-          send --slug SLUG …       send one update or end an activity (for scripts; see `livebridge send --help`)
-          replay FILE [--sink pushward|static] [--epsilon 0.03] [--format updates|sabnzbd|bambu|homeassistant]
-                                   run recorded observations through the real tracker on virtual time
-          version                  print the version
-          help                     print this help
-        """
+            commands:
+              run --config FILE        run every configured source and sink (the daemon)
+              check --config FILE      validate the config and probe every source and sink
+              demo [--speed N] [--port P]
+                                       simulated jobs of every source on a local preview page
+              send --slug SLUG …       send one update or end an activity (for scripts; see `livebridge send --help`)
+              replay FILE [--sink pushward|static] [--epsilon 0.03] [--format \(formats)]
+                                       run recorded observations through the real tracker on virtual time
+              version                  print the version
+              help                     print this help
+            """
+    }
 
     /// Runs the command named by the process arguments and exits with its status.
     public static func main() async {
@@ -35,9 +39,11 @@ public enum LiveBridgeCommand {
     /// `handlesSignals`: SIGINT/SIGTERM stop `run` and `demo` cleanly. Only the program itself
     /// turns this on; a test stops a command by cancelling its task.
     public static func run(
-        _ arguments: [String], environment: [String: String], output: CommandOutput, handlesSignals: Bool = false
+        _ arguments: [String], environment: [String: String], output: CommandOutput, handlesSignals: Bool = false,
+        registry: ComponentRegistry = .standard
     ) async -> Int32 {
         NetworkLibraries.initialize()
+        let usage = usage(registry)
         guard let command = arguments.first else {
             output.err(usage)
             return ExitStatus.usage
@@ -52,9 +58,10 @@ public enum LiveBridgeCommand {
         case "check":
             return await CheckCommand.run(rest, environment: environment, output: output)
         case "replay":
-            return await ReplayCommand.run(rest, environment: environment, output: output)
+            return await ReplayCommand.run(rest, environment: environment, output: output, registry: registry)
         case "demo":
-            return await DemoCommand.run(rest, environment: environment, output: output, handlesSignals: handlesSignals)
+            return await DemoCommand.run(
+                rest, environment: environment, output: output, handlesSignals: handlesSignals, registry: registry)
         case "bench":
             output.err(
                 "livebridge: the bench is a program of its own: livebridge-bench \(rest.joined(separator: " ")) (make bench)"

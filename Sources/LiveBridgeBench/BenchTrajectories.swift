@@ -1,5 +1,8 @@
 import Foundation
 import LiveBridgeApp
+import LiveBridgeBambu
+import LiveBridgeHomeAssistant
+import LiveBridgeSABnzbd
 
 /// The jobs the benchmark replays, one entry each.
 ///
@@ -7,7 +10,7 @@ import LiveBridgeApp
 /// the line's source, e.g.
 ///
 ///     BenchTrajectory("sabnzbd-a-steady", .download, "…",
-///         AdapterRecording("sabnzbd-a-steady.raw.jsonl", format: StandardComponents.sabnzbdReplay.format)),
+///         AdapterRecording("sabnzbd-a-steady.raw.jsonl", format: SABnzbdSource.replayFormat)),
 ///
 /// (commit the raw recording next to the others). Every figure of the report follows.
 enum BenchTrajectories {
@@ -24,22 +27,22 @@ enum BenchTrajectories {
                 "sabnzbd-a-steady", .download, "SABnzbd 4.5.0 recording: 60 MiB at a steady 1 MiB/s",
                 AdapterRecording(
                     "../../Tests/LiveBridgeSABnzbdTests/Fixtures/a-steady/raw.jsonl",
-                    format: StandardComponents.sabnzbdReplay.format)),
+                    format: SABnzbdSource.replayFormat)),
             BenchTrajectory(
                 "sabnzbd-c-two-jobs", .download, "SABnzbd 4.5.0 recording: two 30 MiB jobs, then post-processing",
                 AdapterRecording(
                     "../../Tests/LiveBridgeSABnzbdTests/Fixtures/c-two-jobs/raw.jsonl",
-                    format: StandardComponents.sabnzbdReplay.format)),
+                    format: SABnzbdSource.replayFormat)),
             BenchTrajectory(
                 "sabnzbd-d-pause-resume", .download, "SABnzbd 4.5.0 recording: 60 MiB, paused 20 s at 32 %",
                 AdapterRecording(
                     "../../Tests/LiveBridgeSABnzbdTests/Fixtures/d-pause-resume/raw.jsonl",
-                    format: StandardComponents.sabnzbdReplay.format)),
+                    format: SABnzbdSource.replayFormat)),
             BenchTrajectory(
                 "sabnzbd-f-failed", .download, "SABnzbd 4.5.0 recording: every article missing, failed",
                 AdapterRecording(
                     "../../Tests/LiveBridgeSABnzbdTests/Fixtures/f-failed/raw.jsonl",
-                    format: StandardComponents.sabnzbdReplay.format)),
+                    format: SABnzbdSource.replayFormat)),
             // Real SABnzbd 4.5 recordings made for the bench (bench/recordings/README.md).
             recorded("sabnzbd-a-steady-2mib", "40 MiB at 2 MiB/s", "a-steady-2mib"),
             recorded("sabnzbd-b-speedchange", "60 MiB, the server's rate halved at 50 %", "b-speedchange"),
@@ -69,13 +72,13 @@ enum BenchTrajectories {
                 "real Home Assistant 2024.3: the 8-minute program's phases over 12 minutes",
                 AdapterRecording(
                     "../recordings/homeassistant/washer-12m.jsonl",
-                    format: StandardComponents.homeAssistantReplay.format),
+                    format: HomeAssistantSource.replayFormat),
                 typical: false),
             BenchTrajectory(
                 "ha-washer-8m", .washer,
                 "real Home Assistant 2024.3: progress in whole % every 30 s, remaining in whole minutes every 60 s",
                 AdapterRecording(
-                    "../recordings/homeassistant/washer-8m.jsonl", format: StandardComponents.homeAssistantReplay.format
+                    "../recordings/homeassistant/washer-8m.jsonl", format: HomeAssistantSource.replayFormat
                 )),
             BenchTrajectory(
                 "download-\(label(7200 * scale))-steady", .download,
@@ -115,13 +118,13 @@ enum BenchTrajectories {
                 "bambu-p1-3h", .print, "simulated P1 print through the Bambu adapter: 300 layers, speed ±30 %",
                 AdapterRecording(
                     "../../Tests/LiveBridgeBambuTests/Fixtures/p1-3h-print.jsonl",
-                    format: StandardComponents.bambuReplay.format)),
+                    format: BambuSource.replayFormat)),
             BenchTrajectory(
                 "ha-washer-30m", .washer,
                 "Home Assistant washer through the HA adapter: timer + progress sensor + program",
                 AdapterRecording(
                     "../../Tests/LiveBridgeHomeAssistantTests/Fixtures/washer_cycle_30min.jsonl",
-                    format: StandardComponents.homeAssistantReplay.format)),
+                    format: HomeAssistantSource.replayFormat)),
             BenchTrajectory(
                 "washer-30m", .washer, "synthetic Home Assistant timer: 30 min, fixed finishes_at",
                 SyntheticTrajectory { base in SyntheticJobs.washer(minutes: 30, base: base) }),
@@ -133,7 +136,7 @@ enum BenchTrajectories {
         BenchTrajectory(
             name, .download, "SABnzbd 4.5.0 recording: \(summary)",
             AdapterRecording(
-                "../recordings/sabnzbd/\(folder)/raw.jsonl", format: StandardComponents.sabnzbdReplay.format),
+                "../recordings/sabnzbd/\(folder)/raw.jsonl", format: SABnzbdSource.replayFormat),
             typical: typical)
     }
 
@@ -148,7 +151,7 @@ enum BenchTrajectories {
         BenchTrajectory(
             name, .download, "SABnzbd 4.5.0 recording ×60 slower: \(summary)",
             StretchedSABnzbdRecording(
-                recording: AdapterRecording("\(folder)/raw.jsonl", format: StandardComponents.sabnzbdReplay.format),
+                recording: AdapterRecording("\(folder)/raw.jsonl", format: SABnzbdSource.replayFormat),
                 factor: 60), typical: false)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import LiveBridgeApp
 import LiveBridgeCore
+import LiveBridgeKit
 
 /// The kind of home-lab job a trajectory is; the month simulation draws jobs by kind.
 enum BenchJobKind: String, Sendable, CaseIterable {

@@ -1,6 +1,7 @@
 import Foundation
 import LiveBridgeApp
 import LiveBridgeCore
+import LiveBridgeKit
 import LiveBridgeSABnzbd
 
 /// A real SABnzbd recording played `factor` times slower: the same bytes over a server that much

@@ -1,6 +1,7 @@
 import Foundation
 import LiveBridgeApp
 import LiveBridgeCore
+import LiveBridgeKit
 import LiveBridgeNet
 import LiveBridgeTestSupport
 import Synchronization
@@ -52,7 +53,7 @@ struct RunRuntimeTests {
     var registry: ComponentRegistry {
         var registry = ComponentRegistry.standard
         registry.sources.append(
-            SourceKind(type: "scripted", summary: "test") { entry, _ in
+            SourceDescriptor(type: "scripted", summary: "test") { entry, _ in
                 entry.reader.finish()
                 return SourceInstance(adapter: ScriptedAdapter(name: entry.name, steps: 5, interval: 0.05))
             })
@@ -176,7 +177,7 @@ struct RunRuntimeTests {
             }
         }
         registry.sources.append(
-            SourceKind(type: "hook", summary: "test") { entry, _ in
+            SourceDescriptor(type: "hook", summary: "test") { entry, _ in
                 entry.reader.finish()
                 return SourceInstance(
                     adapter: HookAdapter(received: { delivered.yield($0) }), webhookSecret: "CANARYhook999",

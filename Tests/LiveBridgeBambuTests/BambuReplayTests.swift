@@ -1,6 +1,7 @@
 import Foundation
 import LiveBridgeBambu
 import LiveBridgeCore
+import LiveBridgeKit
 import LiveBridgeTestSupport
 import Testing
 
@@ -98,7 +99,7 @@ struct BambuReplayTests {
             ("{\"t\": 1}", 1), ("{\"t\": 1, \"connection\": \"maybe\"}", 1),
         ])
     func errors(text: String, line: Int) {
-        #expect(throws: BambuReplayError.self) {
+        #expect(throws: ReplayError.self) {
             try BambuReplay.updates(fromLines: text.split(separator: "\n").map(String.init), base: 0)
         }
         do {

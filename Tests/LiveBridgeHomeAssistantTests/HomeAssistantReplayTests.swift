@@ -1,5 +1,6 @@
 import LiveBridgeCore
 import LiveBridgeHomeAssistant
+import LiveBridgeKit
 import Testing
 
 @Suite("Home Assistant replay and push economy")
@@ -45,12 +46,12 @@ struct HomeAssistantReplayTests {
     @Test("bad lines are errors with their line number")
     func badLines() {
         #expect(
-            throws: HomeAssistantReplayError(
+            throws: ReplayError(
                 line: 2, message: "expected {\"t\": seconds, \"dir\": \"in\", \"msg\": {…}}")
         ) {
             try HomeAssistantReplay.updates(lines: [#"{"t": 1, "msg": {"type": "auth_ok"}}"#, #"{"x": 1}"#], base: 0)
         }
-        #expect(throws: HomeAssistantReplayError.self) {
+        #expect(throws: ReplayError.self) {
             try HomeAssistantReplay.updates(
                 lines: [#"{"homeassistant": {"entities": [{"entity": "sensor.x"}]}}"#], base: 0)
         }

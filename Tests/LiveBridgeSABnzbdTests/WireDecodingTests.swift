@@ -1,4 +1,5 @@
 import LiveBridgeCore
+import LiveBridgeKit
 import LiveBridgeSABnzbd
 import Testing
 
@@ -94,7 +95,7 @@ struct WireDecodingTests {
         #expect(observations.count == 2 && observations[0].history == nil)
         #expect(SABnzbdReplay.detects(try JSONParser.parse(lines[0])))
         #expect(!SABnzbdReplay.detects(try JSONParser.parse(#"{"t": 1, "slug": "x"}"#)))
-        #expect(throws: SABnzbdReplayError(line: 2, message: "expected an object with a numeric \"t\"")) {
+        #expect(throws: ReplayError(line: 2, message: "expected an object with a numeric \"t\"")) {
             try SABnzbdReplay.observations(fromJSONLines: [lines[0], #"{"queue": {}}"#])
         }
     }

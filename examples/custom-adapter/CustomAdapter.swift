@@ -7,6 +7,7 @@
 import Foundation
 import LiveBridgeApp
 import LiveBridgeCore
+import LiveBridgeKit
 
 /// Follows a command's output: the last `NN%` on a line is the progress.
 struct CommandProgressAdapter: Adapter {
@@ -70,7 +71,7 @@ struct CustomAdapterExample {
         let command = Array(arguments[(separator + 1)...])
         var registry = ComponentRegistry.standard
         registry.sources.append(
-            SourceKind(type: "command", summary: "follows a command's NN% output") { entry, _ in
+            SourceDescriptor(type: "command", summary: "follows a command's NN% output") { entry, _ in
                 entry.reader.finish()
                 return SourceInstance(adapter: CommandProgressAdapter(name: entry.name, command: command))
             })

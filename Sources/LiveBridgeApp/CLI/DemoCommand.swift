@@ -1,27 +1,36 @@
 import FoundationEssentials
-import LiveBridgeBambu
-import LiveBridgeCore
-import LiveBridgeHomeAssistant
+package import LiveBridgeCore
+import LiveBridgeKit
 import LiveBridgeNet
-import LiveBridgeSABnzbd
 import LiveBridgeSinks
 import Synchronization
 
-/// `livebridge demo`: simulated SABnzbd, Bambu and Home Assistant jobs, through the real adapters'
-/// mapping, the real tracker and economy, into the preview page and a console summary. No config,
-/// no accounts.
-enum DemoCommand {
-    static let usage = """
+/// `livebridge demo`: every registered source's demo scenario (`SourceDescriptor.demo`), through
+/// the real adapters' mapping, the real tracker and economy, into the preview page and a console
+/// summary. No config, no accounts.
+package enum DemoCommand {
+    static func usage(_ registry: ComponentRegistry) -> String {
+        """
         usage: livebridge demo [--speed N] [--port P] [--once]
 
-        Plays a SABnzbd download (with a speed change and post-processing), a Bambu print (heating,
-        layers, a filament-runout pause, completion) and a Home Assistant washer cycle at N× speed
-        (default 30) and draws them at http://127.0.0.1:P/ (default 8787) the way the phone would.
+        Plays \(sentence(registry.sources.compactMap(\.demo?.summary))) at N× speed (default 30) and
+        draws them at http://127.0.0.1:P/ (default 8787) the way the phone would.
         --once plays the scenarios once and exits; otherwise they repeat until Ctrl-C.
         """
+    }
+
+    /// "a, b and c".
+    static func sentence(_ parts: [String]) -> String {
+        guard parts.count > 1 else { return parts.first ?? "nothing" }
+        return parts.dropLast().joined(separator: ", ") + " and " + parts[parts.count - 1]
+    }
+
+    /// Seconds between the starts of two sources' scenarios.
+    package static let stagger: Double = 20
 
     static func run(
-        _ arguments: [String], environment: [String: String], output: CommandOutput, handlesSignals: Bool = false
+        _ arguments: [String], environment: [String: String], output: CommandOutput, handlesSignals: Bool = false,
+        registry: ComponentRegistry = .standard
     ) async -> Int32 {
         let speed: Double
         let port: Int
@@ -30,7 +39,7 @@ enum DemoCommand {
         do throws(UsageError) {
             let parsed = try ParsedArguments(arguments, options: ["speed", "port"], flags: ["once", "quiet", "help"])
             if parsed.flag("help") {
-                output.out(usage)
+                output.out(usage(registry))
                 return ExitStatus.ok
             }
             if let extra = parsed.positional.first { throw UsageError("unexpected argument \(extra)") }
@@ -39,10 +48,12 @@ enum DemoCommand {
             once = parsed.flag("once")
             quiet = parsed.flag("quiet")
         } catch {
-            output.err("livebridge demo: \(error.message)\n\n\(usage)")
+            output.err("livebridge demo: \(error.message)\n\n\(usage(registry))")
             return ExitStatus.usage
         }
-        let task = Task { await play(speed: speed, port: port, once: once, quiet: quiet, output: output) }
+        let task = Task {
+            await play(speed: speed, port: port, once: once, quiet: quiet, output: output, registry: registry)
+        }
         let traps = handlesSignals ? SignalTrap.cancelOnTermination(task) : []
         let status = await withTaskCancellationHandler {
             await task.value
@@ -53,7 +64,9 @@ enum DemoCommand {
         return status
     }
 
-    static func play(speed: Double, port: Int, once: Bool, quiet: Bool, output: CommandOutput) async -> Int32 {
+    static func play(
+        speed: Double, port: Int, once: Bool, quiet: Bool, output: CommandOutput, registry: ComponentRegistry
+    ) async -> Int32 {
         NetworkLibraries.initialize()
         let clock = ScaledClock(rate: speed)
         let logger = Logger(label: "demo", level: .warning, handler: StandardErrorLogHandler())
@@ -92,7 +105,7 @@ enum DemoCommand {
         var round = 0
         while !Task.isCancelled {
             round += 1
-            guard let updates = try? scenario(base: clock.now + 1) else {
+            guard let updates = try? scenario(base: clock.now + 1, registry: registry) else {
                 output.err("livebridge demo: the scenario could not be built")
                 return ExitStatus.software
             }
@@ -119,22 +132,13 @@ enum DemoCommand {
         try? await clock.sleep(for: 120)
     }
 
-    /// Every simulated observation, through the adapters' own mapping, in time order.
-    static func scenario(base: Double) throws -> [ActivityUpdate] {
+    /// Every source's demo observations, through the adapters' own mapping, in time order: the
+    /// sources start `stagger` apart, in the registry's order.
+    package static func scenario(base: Double, registry: ComponentRegistry = .standard) throws -> [ActivityUpdate] {
         var updates: [ActivityUpdate] = []
-        updates += try DemoSources.sabnzbd(base: base)
-        updates += try BambuReplay.updates(
-            fromLines: DemoScenarios.bambu(), base: base + 20, slug: "bambu-demo", name: "Bambu P1S")
-        updates += try HomeAssistantReplay.updates(lines: DemoScenarios.washer(start: base + 40), base: base + 40)
+        for (index, demo) in registry.sources.compactMap(\.demo).enumerated() {
+            updates += try demo.updates(base + Double(index) * stagger)
+        }
         return updates.sorted { ($0.observedAt ?? 0) < ($1.observedAt ?? 0) }
-    }
-}
-
-/// The demo's SABnzbd scenario through the SABnzbd session mapping.
-enum DemoSources {
-    static func sabnzbd(base: Double) throws -> [ActivityUpdate] {
-        try SABnzbdReplay.updates(
-            fromJSONLines: DemoScenarios.sabnzbd(),
-            settings: SABnzbdSessionSettings(slug: "sabnzbd-demo", name: "SABnzbd (demo)"), startingAt: base)
     }
 }

@@ -1,64 +1,39 @@
 import FoundationEssentials
 public import LiveBridgeCore
+public import LiveBridgeKit
 import LiveBridgeSinks
-
-/// A way to turn a recording into timestamped observations for `livebridge replay`.
-public struct ReplayFormat: Sendable {
-    public var name: String
-    public var summary: String
-    /// Parses the whole file (JSONL) into updates with `observedAt` = `base` + the record's `t`.
-    public var parse: @Sendable (_ lines: [String], _ base: Double) throws -> [ActivityUpdate]
-
-    public init(
-        name: String, summary: String,
-        parse: @escaping @Sendable (_ lines: [String], _ base: Double) throws -> [ActivityUpdate]
-    ) {
-        self.name = name
-        self.summary = summary
-        self.parse = parse
-    }
-}
-
-/// A replay input line that could not be read.
-public struct ReplayInputError: Error, CustomStringConvertible {
-    public var line: Int
-    public var message: String
-
-    public init(line: Int, message: String) {
-        self.line = line
-        self.message = message
-    }
-
-    public var description: String { "line \(line): \(message)" }
-}
 
 /// `livebridge replay FILE`: recorded observations through the real tracker on virtual time.
 package enum ReplayCommand {
-    static let usage = """
+    static func usage(_ registry: ComponentRegistry) -> String {
+        """
         usage: livebridge replay FILE [--sink pushward|static] [--epsilon 0.03] [--format FORMAT] [--budget N]
                                       [--end-frames 1|2] [--quiet]
 
         Reads JSONL observations, runs them through the real tracker with a virtual clock, writes the
         requests that would be sent as JSONL on stdout ({"t", "sink", "method", "path", "body"}) and a
         summary on stderr: pushes, and max and mean display error on a 1 s grid.
-        Formats: \(ReplayFormats.all.map(\.name).joined(separator: ", ")) (default: from the first line).
+        Formats: \(ReplayFormats.all(registry).map(\.name).joined(separator: ", ")) (default: from the first line).
         """
+    }
 
     /// The base of virtual time: `t` in the file counts from here (2026-06-15T10:00:00Z).
     package static let base: Double = 1_781_517_600
 
-    static func run(_ arguments: [String], environment: [String: String], output: CommandOutput) async -> Int32 {
+    static func run(
+        _ arguments: [String], environment: [String: String], output: CommandOutput, registry: ComponentRegistry
+    ) async -> Int32 {
         let parsed: ParsedArguments
         do throws(UsageError) {
             parsed = try ParsedArguments(
                 arguments, options: ["sink", "epsilon", "format", "budget", "end-frames"], flags: ["quiet", "help"])
             if parsed.flag("help") {
-                output.out(usage)
+                output.out(usage(registry))
                 return ExitStatus.ok
             }
             guard parsed.positional.count == 1 else { throw UsageError("give exactly one input FILE (or - for stdin)") }
         } catch {
-            output.err("livebridge replay: \(error.message)\n\n\(usage)")
+            output.err("livebridge replay: \(error.message)\n\n\(usage(registry))")
             return ExitStatus.usage
         }
         let path = parsed.positional[0]
@@ -91,15 +66,16 @@ package enum ReplayCommand {
         }
         let format: ReplayFormat
         if let name = parsed.value("format") {
-            guard let match = ReplayFormats.all.first(where: { $0.name == name }) else {
+            let formats = ReplayFormats.all(registry)
+            guard let match = formats.first(where: { $0.name == name }) else {
                 output.err(
-                    "livebridge replay: unknown --format \(name); known: \(ReplayFormats.all.map(\.name).joined(separator: ", "))"
+                    "livebridge replay: unknown --format \(name); known: \(formats.map(\.name).joined(separator: ", "))"
                 )
                 return ExitStatus.usage
             }
             format = match
         } else {
-            format = ReplayFormats.detect(lines)
+            format = ReplayFormats.detect(lines, registry)
         }
         let updates: [ActivityUpdate]
         do {
@@ -148,7 +124,10 @@ package enum ReplayCommand {
 
 /// The replay formats the executable knows.
 package enum ReplayFormats {
-    static var all: [ReplayFormat] { [updates] + StandardComponents.replayFormats.map(\.format) }
+    /// `updates`, then every source's own.
+    static func all(_ registry: ComponentRegistry) -> [ReplayFormat] {
+        [updates] + registry.sources.compactMap(\.replay)
+    }
 
     /// Nothing but spaces and tabs (Unicode's space separators and U+0009): a line to skip.
     static func isBlank(_ line: String) -> Bool {
@@ -156,10 +135,10 @@ package enum ReplayFormats {
     }
 
     /// Picks a format from the first record's keys.
-    static func detect(_ lines: [String]) -> ReplayFormat {
+    static func detect(_ lines: [String], _ registry: ComponentRegistry) -> ReplayFormat {
         let first = lines.first { !isBlank($0) } ?? ""
         guard let json = try? JSONParser.parse(first) else { return updates }
-        for format in StandardComponents.replayFormats where format.detects(json) { return format.format }
+        for format in registry.sources.compactMap(\.replay) where format.detects(json) { return format }
         return updates
     }
 
@@ -172,25 +151,19 @@ package enum ReplayFormats {
             do throws(JSONParseError) {
                 json = try JSONParser.parse(line)
             } catch {
-                throw ReplayInputError(line: offset + 1, message: error.description)
+                throw ReplayError(line: offset + 1, message: error.description)
             }
             guard var members = json.objectValue, let t = members.removeValue(forKey: "t")?.doubleValue else {
-                throw ReplayInputError(line: offset + 1, message: "expected an object with a numeric \"t\"")
+                throw ReplayError(line: offset + 1, message: "expected an object with a numeric \"t\"")
             }
             do throws(ContentValidationError) {
                 var update = try ActivityCommand.update(from: .object(members), slug: nil, now: base + t)
                 update.observedAt = base + t
                 result.append(update)
             } catch {
-                throw ReplayInputError(line: offset + 1, message: error.problems.joined(separator: "; "))
+                throw ReplayError(line: offset + 1, message: error.problems.joined(separator: "; "))
             }
         }
         return result
     }
-}
-
-/// A replay format and how to recognise its records.
-package struct DetectableFormat: Sendable {
-    package var format: ReplayFormat
-    var detects: @Sendable (JSONValue) -> Bool
 }

@@ -1,4 +1,5 @@
 import LiveBridgeCore
+import LiveBridgeKit
 import LiveBridgeNet
 
 /// `livebridge run --config FILE`: the daemon.

@@ -1,17 +1,13 @@
 public import LiveBridgeCore
+public import LiveBridgeKit
 public import LiveBridgeNet
 public import LiveBridgeSinks
 
-/// What a component factory may use.
+/// What a component factory may use: what a source's may (`SourceServices`), and every
+/// configured source by name for the sinks that notify.
+@dynamicMemberLookup
 public struct RuntimeServices: Sendable {
-    public var dataDir: String
-    public var store: any StateStore
-    public var clock: any TimeSource
-    public var logger: Logger
-    public var metrics: MetricsRegistry
-    public var health: HealthRegistry
-    public var http: any HTTPTransport
-    public var economy: EconomySettings
+    public var source: SourceServices
     /// Every configured source by name (its type and its own `notify`), for sinks that notify.
     public var sources: [String: NotificationSource] = [:]
 
@@ -19,29 +15,14 @@ public struct RuntimeServices: Sendable {
         dataDir: String, store: any StateStore, clock: any TimeSource, logger: Logger, metrics: MetricsRegistry,
         health: HealthRegistry, http: any HTTPTransport, economy: EconomySettings
     ) {
-        self.dataDir = dataDir
-        self.store = store
-        self.clock = clock
-        self.logger = logger
-        self.metrics = metrics
-        self.health = health
-        self.http = http
-        self.economy = economy
+        source = SourceServices(
+            dataDir: dataDir, store: store, clock: clock, logger: logger, metrics: metrics, health: health, http: http,
+            economy: economy)
     }
-}
 
-/// A configured source, ready to run.
-public struct SourceInstance: Sendable {
-    public var adapter: any Adapter
-    /// The shared secret `POST /webhook/<name>` must carry, when one is configured.
-    public var webhookSecret: String?
-    /// Whether this source accepts webhooks at all.
-    public var acceptsWebhooks: Bool
-
-    public init(adapter: any Adapter, webhookSecret: String? = nil, acceptsWebhooks: Bool = false) {
-        self.adapter = adapter
-        self.webhookSecret = webhookSecret
-        self.acceptsWebhooks = acceptsWebhooks
+    public subscript<Value>(dynamicMember path: WritableKeyPath<SourceServices, Value>) -> Value {
+        get { source[keyPath: path] }
+        set { source[keyPath: path] = newValue }
     }
 }
 
@@ -61,28 +42,14 @@ public struct SinkKind: Sendable {
     }
 }
 
-/// One `type` a source entry may have.
-public struct SourceKind: Sendable {
-    public var type: String
-    public var summary: String
-    public var make: @Sendable (ComponentConfig, RuntimeServices) -> SourceInstance?
-
-    public init(
-        type: String, summary: String, make: @escaping @Sendable (ComponentConfig, RuntimeServices) -> SourceInstance?
-    ) {
-        self.type = type
-        self.summary = summary
-        self.make = make
-    }
-}
-
 /// Every source and sink type the executable knows: the one place that sees all adapters and
-/// sinks. Adding a source is a folder under `adapters/` and one line here.
+/// sinks. Adding a source is a folder under `adapters/` and one line in
+/// `StandardComponents.sources` (docs/architecture.md).
 public struct ComponentRegistry: Sendable {
     public var sinks: [SinkKind]
-    public var sources: [SourceKind]
+    public var sources: [SourceDescriptor]
 
-    public init(sinks: [SinkKind], sources: [SourceKind]) {
+    public init(sinks: [SinkKind], sources: [SourceDescriptor]) {
         self.sinks = sinks
         self.sources = sources
     }
@@ -116,7 +83,7 @@ public struct ComponentRegistry: Sendable {
                 entry.reader.problem("type", unknownType(entry.type, known: self.sources.map(\.type)))
                 continue
             }
-            if let source = kind.make(entry, services) { sources.append((entry, source)) }
+            if let source = kind.make(entry, services.source) { sources.append((entry, source)) }
         }
         try config.problems.check()
         return (sinks, sources)
@@ -151,23 +118,4 @@ func notificationRule(_ reader: ConfigReader) -> NotificationRule {
     rule.level = NotificationRule.Level(rawValue: level) ?? .active
     reader.finish()
     return rule
-}
-
-/// Reads the TLS keys shared by HTTP-based sinks and sources: `fingerprint` (SPKI pin), `caFile`,
-/// `insecure`.
-func tlsOptions(_ reader: ConfigReader) -> TLSOptions {
-    var options = TLSOptions()
-    options.caFile = reader.string("caFile")
-    if let pin = reader.string("fingerprint") {
-        if pin.hasPrefix("sha256//") {
-            options.pinnedPublicKey = pin
-        } else {
-            reader.problem(
-                "fingerprint",
-                "expected the SPKI pin as sha256//<base64>; get it with: openssl x509 -in cert.pem -pubkey -noout | "
-                    + "openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64")
-        }
-    }
-    options.insecure = reader.bool("insecure", default: false)
-    return options
 }

@@ -1,4 +1,5 @@
 import LiveBridgeCore
+import LiveBridgeKit
 import LiveBridgeNet
 import LiveBridgeSinks
 
@@ -14,7 +15,7 @@ extension StandardComponents {
                 "apiKey", required: true, hint: "the service's API key, e.g. \"${STATE_OBJECT_API_KEY}\"")
             let header = reader.string("apiKeyHeader", default: "x-api-key")
             let timeout = reader.duration("timeout", default: 15, range: 1...300)
-            let tls = tlsOptions(reader)
+            let tls = TLSOptions.read(reader)
             if !url.isEmpty && !url.hasPrefix("http://") && !url.hasPrefix("https://") {
                 reader.problem("url", "\"\(url)\" is not an http(s) URL")
             }

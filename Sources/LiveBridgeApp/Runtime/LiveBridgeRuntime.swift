@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 public import LiveBridgeCore
+public import LiveBridgeKit
 public import LiveBridgeNet
 import LiveBridgeSinks
 

@@ -1,5 +1,9 @@
+import LiveBridgeBambu
 import LiveBridgeCore
+import LiveBridgeHomeAssistant
+import LiveBridgeKit
 import LiveBridgeNet
+import LiveBridgeSABnzbd
 import LiveBridgeSinks
 
 /// The registry lines: one per source and sink type.
@@ -12,7 +16,7 @@ package enum StandardComponents {
                 let key = reader.secret(
                     "apiKey", required: true, hint: "the PushWard API key, e.g. \"${PUSHWARD_API_KEY}\"")
                 let timeout = reader.duration("timeout", default: 15, range: 1...300)
-                let tls = tlsOptions(reader)
+                let tls = TLSOptions.read(reader)
                 if !url.hasPrefix("http://") && !url.hasPrefix("https://") {
                     reader.problem("url", "\"\(url)\" is not an http(s) URL")
                 }
@@ -35,12 +39,9 @@ package enum StandardComponents {
         ]
     }
 
-    static var sources: [SourceKind] {
-        [sabnzbdSource, bambuSource, homeAssistantSource]
-    }
-
-    /// Replay formats of the adapters (`livebridge replay --format …`).
-    static var replayFormats: [DetectableFormat] {
-        [sabnzbdReplay, bambuReplay, homeAssistantReplay]
+    /// Every source type: each adapter's folder declares its own descriptor. The config reader,
+    /// `livebridge replay`'s formats, the usage text and `livebridge demo` read this list.
+    static var sources: [SourceDescriptor] {
+        [SABnzbdSource.descriptor, BambuSource.descriptor, HomeAssistantSource.descriptor]
     }
 }

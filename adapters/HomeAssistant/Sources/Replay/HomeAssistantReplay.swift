@@ -1,22 +1,6 @@
 import FoundationEssentials
 public import LiveBridgeCore
-
-/// A replay line that could not be read.
-public struct HomeAssistantReplayError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// 1-based line number.
-    public var line: Int
-    /// What was wrong.
-    public var message: String
-
-    /// An error at `line`.
-    public init(line: Int, message: String) {
-        self.line = line
-        self.message = message
-    }
-
-    /// `line 3: …`.
-    public var description: String { "line \(line): \(message)" }
-}
+public import LiveBridgeKit
 
 /// `livebridge replay` for Home Assistant recordings: JSONL of the WebSocket messages with their
 /// arrival times, run through the same mapper as the live adapter.
@@ -44,7 +28,7 @@ public enum HomeAssistantReplay {
 
     /// The observations a recording produces, with `observedAt` set: pure, no sockets, usable by
     /// benchmarks (`EconomySimulation`) and by `livebridge replay`.
-    public static func updates(lines: [String], base: Double) throws(HomeAssistantReplayError) -> [ActivityUpdate] {
+    public static func updates(lines: [String], base: Double) throws(ReplayError) -> [ActivityUpdate] {
         var records: [(line: Int, t: Double, outbound: Bool, message: JSONValue)] = []
         var header: JSONValue?
         for (offset, line) in lines.enumerated() {
@@ -54,22 +38,22 @@ public enum HomeAssistantReplay {
             do throws(JSONParseError) {
                 json = try JSONParser.parse(trimmed)
             } catch {
-                throw HomeAssistantReplayError(line: offset + 1, message: error.description)
+                throw ReplayError(line: offset + 1, message: error.description)
             }
             if json["homeassistant"] != nil {
                 guard records.isEmpty, header == nil else {
-                    throw HomeAssistantReplayError(line: offset + 1, message: "the header must be the first line")
+                    throw ReplayError(line: offset + 1, message: "the header must be the first line")
                 }
                 header = json
                 continue
             }
             guard let t = json["t"]?.doubleValue, let message = json["msg"] else {
-                throw HomeAssistantReplayError(
+                throw ReplayError(
                     line: offset + 1, message: "expected {\"t\": seconds, \"dir\": \"in\", \"msg\": {…}}")
             }
             let direction = json["dir"]?.stringValue ?? "in"
             guard direction == "in" || direction == "out" else {
-                throw HomeAssistantReplayError(line: offset + 1, message: "dir must be \"in\" or \"out\"")
+                throw ReplayError(line: offset + 1, message: "dir must be \"in\" or \"out\"")
             }
             records.append((offset + 1, t, direction == "out", message))
         }
@@ -99,7 +83,7 @@ public enum HomeAssistantReplay {
                 do throws(HomeAssistantDecodingError) {
                     message = try HomeAssistantMessage(json: element)
                 } catch {
-                    throw HomeAssistantReplayError(line: record.line, message: error.message)
+                    throw ReplayError(line: record.line, message: error.message)
                 }
                 if case .result(let result) = message, let id = result.id, getStatesIDs.contains(id) {
                     let states = (result.value.arrayValue ?? []).compactMap { try? HomeAssistantEntityState(full: $0) }
@@ -113,7 +97,7 @@ public enum HomeAssistantReplay {
     }
 
     /// The header's mapping, or defaults for every entity with default states.
-    static func mapping(_ header: JSONValue?, records: [JSONValue]) throws(HomeAssistantReplayError)
+    static func mapping(_ header: JSONValue?, records: [JSONValue]) throws(ReplayError)
         -> ([HomeAssistantEntityMapping], String)
     {
         if let header {
@@ -122,13 +106,13 @@ public enum HomeAssistantReplay {
                 let reader = ConfigReader.object(
                     header["homeassistant"] ?? .null, path: "homeassistant", problems: problems)
             else {
-                throw HomeAssistantReplayError(line: 1, message: "homeassistant: expected an object")
+                throw ReplayError(line: 1, message: "homeassistant: expected an object")
             }
             let eventType = reader.string("eventType", default: "livebridge")
             let mappings = reader.objects("entities").compactMap(HomeAssistantConfiguration.readMapping)
             reader.finish()
             if !problems.all.isEmpty {
-                throw HomeAssistantReplayError(
+                throw ReplayError(
                     line: 1, message: problems.all.map(\.description).joined(separator: "; "))
             }
             return (mappings, eventType)

@@ -1,21 +1,5 @@
 public import LiveBridgeCore
-
-/// A recording line that could not be read.
-public struct SABnzbdReplayError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// 1-based line number.
-    public var line: Int
-    /// What is wrong with the line.
-    public var message: String
-
-    /// An error at 1-based `line`.
-    public init(line: Int, message: String) {
-        self.line = line
-        self.message = message
-    }
-
-    /// `line N: message`.
-    public var description: String { "line \(line): \(message)" }
-}
+public import LiveBridgeKit
 
 /// Recorded SABnzbd answers → the updates the live adapter would have emitted, without sockets.
 ///
@@ -31,7 +15,7 @@ public enum SABnzbdReplay {
     }
 
     /// Parses the recording into observations, times as written.
-    public static func observations(fromJSONLines lines: [String]) throws(SABnzbdReplayError) -> [SABnzbdObservation] {
+    public static func observations(fromJSONLines lines: [String]) throws(ReplayError) -> [SABnzbdObservation] {
         var result: [SABnzbdObservation] = []
         for (offset, line) in lines.enumerated() {
             guard line.contains(where: { !$0.isWhitespace }) else { continue }
@@ -40,13 +24,13 @@ public enum SABnzbdReplay {
             do throws(JSONParseError) {
                 record = try JSONParser.parse(line)
             } catch {
-                throw SABnzbdReplayError(line: number, message: error.description)
+                throw ReplayError(line: number, message: error.description)
             }
             guard let time = record["t"]?.doubleValue, time.isFinite else {
-                throw SABnzbdReplayError(line: number, message: "expected an object with a numeric \"t\"")
+                throw ReplayError(line: number, message: "expected an object with a numeric \"t\"")
             }
             guard let queueAnswer = record["queue"] else {
-                throw SABnzbdReplayError(line: number, message: "missing \"queue\" (the mode=queue answer)")
+                throw ReplayError(line: number, message: "missing \"queue\" (the mode=queue answer)")
             }
             do throws(SABnzbdAnswerError) {
                 let queue = try SABnzbdQueue(answer: queueAnswer)
@@ -56,7 +40,7 @@ public enum SABnzbdReplay {
                 }
                 result.append(SABnzbdObservation(time: time, queue: queue, history: history))
             } catch {
-                throw SABnzbdReplayError(line: number, message: error.message)
+                throw ReplayError(line: number, message: error.message)
             }
         }
         return result
@@ -74,7 +58,7 @@ public enum SABnzbdReplay {
     public static func updates(
         fromJSONLines lines: [String], settings: SABnzbdSessionSettings, startingAt base: Double? = nil,
         pollInterval: Double = 0, idleTail: Bool = true
-    ) throws(SABnzbdReplayError) -> [ActivityUpdate] {
+    ) throws(ReplayError) -> [ActivityUpdate] {
         var observations = try observations(fromJSONLines: lines)
         if let base, let first = observations.first?.time {
             let shift = first >= 1e9 ? base - first : base

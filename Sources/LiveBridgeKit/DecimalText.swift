@@ -3,7 +3,7 @@ import Glibc
 extension Double {
     /// The value with `digits` decimals, rounded as C's `%.<digits>f` prints it (what
     /// `String(format:)` prints too), without Foundation.
-    func decimalText(digits: Int) -> String {
+    package func decimalText(digits: Int) -> String {
         withVaList([self]) { arguments in
             var buffer = [CChar](repeating: 0, count: 400)
             let written = vsnprintf(&buffer, buffer.count, "%.\(digits)f", arguments)
@@ -15,5 +15,5 @@ extension Double {
 
 extension Int {
     /// The number with at least two digits (`7` → `"07"`), for clock times.
-    var twoDigits: String { self >= 0 && self < 10 ? "0\(self)" : String(self) }
+    package var twoDigits: String { self >= 0 && self < 10 ? "0\(self)" : String(self) }
 }

@@ -1,4 +1,5 @@
 public import LiveBridgeCore
+public import LiveBridgeKit
 
 /// Recorded printer traffic → activity updates, without sockets: the `livebridge replay` format
 /// for Bambu printers and the bench hook for measuring pushes per print.
@@ -28,7 +29,7 @@ public enum BambuReplay {
     public static func updates(
         fromLines lines: [String], base: Double, slug: String? = nil, name: String? = nil,
         settings: BambuActivityMapper.Settings = BambuActivityMapper.Settings()
-    ) throws(BambuReplayError) -> [ActivityUpdate] {
+    ) throws(ReplayError) -> [ActivityUpdate] {
         let records = try parse(lines)
         let serial = records.lazy.compactMap(\.serial).first
         let resolvedSlug = slug ?? serial.map { "bambu-" + $0.lowercased() } ?? "bambu-replay"
@@ -82,7 +83,7 @@ public enum BambuReplay {
         var event: Event
     }
 
-    static func parse(_ lines: [String]) throws(BambuReplayError) -> [Record] {
+    static func parse(_ lines: [String]) throws(ReplayError) -> [Record] {
         var records: [Record] = []
         for (offset, line) in lines.enumerated() {
             let trimmed = line.trimmingWhitespace()
@@ -91,10 +92,10 @@ public enum BambuReplay {
             do {
                 json = try JSONParser.parse(trimmed)
             } catch {
-                throw BambuReplayError(line: offset + 1, message: error.description)
+                throw ReplayError(line: offset + 1, message: error.description)
             }
             guard case .object(let members) = json, let time = members["t"]?.doubleValue, time.isFinite else {
-                throw BambuReplayError(line: offset + 1, message: "expected an object with a numeric \"t\"")
+                throw ReplayError(line: offset + 1, message: "expected an object with a numeric \"t\"")
             }
             let topic = members["topic"]?.stringValue
             let serial = topic.flatMap(serial(inTopic:))
@@ -105,7 +106,7 @@ public enum BambuReplay {
                 case "restored", "connected":
                     records.append(Record(time: time, serial: serial, event: .connection(true)))
                 default:
-                    throw BambuReplayError(
+                    throw ReplayError(
                         line: offset + 1, message: "\"connection\" must be \"lost\" or \"restored\", got \(connection)")
                 }
                 continue
@@ -119,7 +120,7 @@ public enum BambuReplay {
             case .string(let text)?: payload = Array(text.utf8)
             case let value?: payload = JSONWriter.bytes(value)
             case nil:
-                throw BambuReplayError(line: offset + 1, message: "expected \"payload\" (a report) or \"connection\"")
+                throw ReplayError(line: offset + 1, message: "expected \"payload\" (a report) or \"connection\"")
             }
             let event: Record.Event
             if case .status(let report)? = try? BambuReport.decode(payload) {
@@ -137,21 +138,4 @@ public enum BambuReplay {
         guard parts.count == 3, parts[0] == "device", !parts[1].isEmpty else { return nil }
         return String(parts[1])
     }
-}
-
-/// A replay line that could not be read.
-public struct BambuReplayError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// 1-based line number.
-    public var line: Int
-    /// What was wrong.
-    public var message: String
-
-    /// An error at `line`.
-    public init(line: Int, message: String) {
-        self.line = line
-        self.message = message
-    }
-
-    /// `line 3: …`.
-    public var description: String { "line \(line): \(message)" }
 }
