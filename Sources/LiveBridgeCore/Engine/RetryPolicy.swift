@@ -26,19 +26,8 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// The delay before retry number `attempt` (1-based), with `random` in 0…1 spreading it.
     public func delay(attempt: Int, random: Double) -> Double {
-        let base = min(maximumDelay, initialDelay * pow(multiplier, Double(max(0, attempt - 1))))
-        let spread = base * jitter * (2 * random - 1)
-        return min(maximumDelay, max(0, base + spread))
-    }
-
-    private func pow(_ base: Double, _ exponent: Double) -> Double {
-        var result = 1.0
-        var remaining = Int(exponent)
-        while remaining > 0 {
-            result *= base
-            remaining -= 1
-        }
-        return result
+        Backoff(initial: initialDelay, maximum: maximumDelay, multiplier: multiplier, jitter: jitter)
+            .delay(failure: max(1, attempt), random: random)
     }
 }
 

@@ -35,29 +35,35 @@ public struct Supervisor: Sendable {
 
     private func supervise(_ entry: Entry) async {
         let context = entry.context
-        var backoff = initialBackoff
+        var backoff = Backoff(initial: initialBackoff, maximum: maximumBackoff)
         while !Task.isCancelled {
             let started = context.clock.now
+            let failure: String?
             do {
                 try await entry.adapter.run(context)
                 if Task.isCancelled { return }
-                context.logger.notice("adapter returned; restarting")
+                failure = nil
             } catch is CancellationError {
                 return
             } catch {
                 if Task.isCancelled { return }
-                let message = "\(error)"
-                context.health.set(.error, message)
-                context.logger.error("adapter failed; restarting", ["error": message, "in_s": String(Int(backoff))])
+                failure = "\(error)"
+            }
+            // A run longer than the longest delay was a working adapter: its restart is quick again.
+            if context.clock.now - started > maximumBackoff { backoff.reset() }
+            let delay = backoff.attemptFailed()
+            if let failure {
+                context.health.set(.error, failure)
+                context.logger.error("adapter failed; restarting", ["error": failure, "in_s": String(Int(delay))])
+            } else {
+                context.logger.notice("adapter returned; restarting")
             }
             context.metrics.increment("livebridge_adapter_restarts_total", ["source": context.name])
-            if context.clock.now - started > maximumBackoff { backoff = initialBackoff }
             do {
-                try await context.clock.sleep(for: backoff)
+                try await context.clock.sleep(for: delay)
             } catch {
                 return
             }
-            backoff = min(maximumBackoff, backoff * 2)
         }
     }
 }

@@ -1,3 +1,5 @@
+public import LiveBridgeCore
+
 /// How quickly the session retries after a failed attempt or a dropped connection.
 ///
 /// Delays start at `initialDelay` and double up to `maximumDelay`. Refusals that repeating cannot
@@ -21,5 +23,14 @@ public struct MQTTReconnectPolicy: Sendable, Equatable {
         self.initialDelay = max(0.001, initialDelay)
         self.maximumDelay = max(self.initialDelay, maximumDelay)
         self.stableConnectionDuration = max(0, stableConnectionDuration)
+    }
+}
+
+extension Backoff {
+    /// The reconnect schedule of `policy`: doubling from its first delay to its maximum, back to
+    /// the first after a connection that lasted `stableConnectionDuration`.
+    public init(reconnect policy: MQTTReconnectPolicy) {
+        self.init(
+            initial: policy.initialDelay, maximum: policy.maximumDelay, stableAfter: policy.stableConnectionDuration)
     }
 }

@@ -26,7 +26,7 @@ extension MQTTSession {
 
     /// The thread body. Holds `self` until teardown finished, so callbacks always find the session.
     func runNetworkLoop(_ client: MQTTNativeClient) {
-        var backoff = MQTTReconnectBackoff(policy: configuration.reconnect)
+        var backoff = Backoff(reconnect: configuration.reconnect)
         attempts: while !stopRequested {
             let delay: Double
             switch runAttempt(client) {

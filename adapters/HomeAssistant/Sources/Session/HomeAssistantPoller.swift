@@ -14,7 +14,7 @@ struct HomeAssistantPoller {
 
     /// Runs until cancelled.
     mutating func run() async throws {
-        var backoff = MQTTReconnectBackoff(policy: configuration.reconnect)
+        var backoff = Backoff(reconnect: configuration.reconnect)
         var reportedMissing: Set<String> = []
         context.logger.info(
             "polling Home Assistant",
@@ -40,7 +40,7 @@ struct HomeAssistantPoller {
                 for update in output.updates { await context.emit(update) }
                 context.health.set(.ok)
                 context.health.noteEvent()
-                backoff = MQTTReconnectBackoff(policy: configuration.reconnect)
+                backoff = Backoff(reconnect: configuration.reconnect)
             } catch let error as HomeAssistantSessionError where error.kind == .authenticationFailed {
                 delay = configuration.authenticationRetryDelay
                 let message = "\(error.description) Next attempt in \(HomeAssistantSession.spoken(delay))."

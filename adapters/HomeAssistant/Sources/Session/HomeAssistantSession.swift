@@ -22,7 +22,7 @@ struct HomeAssistantSession {
 
     /// Runs until cancelled.
     mutating func run() async throws {
-        var backoff = MQTTReconnectBackoff(policy: configuration.reconnect)
+        var backoff = Backoff(reconnect: configuration.reconnect)
         let logger = context.logger
         while true {
             try Task.checkCancellation()

@@ -173,12 +173,11 @@ struct SABnzbdPollLoop {
         }
         lastProblem = message
         let base = active || session.isOpen ? configuration.activeInterval : configuration.idleInterval
-        let doubling = Double(1 << min(failures - 1, 16))
         if error.needsConfigurationChange {
             // Polling harder cannot fix a key: back off far.
-            return min(configuration.maximumBackoff, max(base, 15) * doubling)
+            return Backoff(initial: max(base, 15), maximum: configuration.maximumBackoff).delay(failure: failures)
         }
-        return min(max(60, configuration.idleInterval), base * doubling)
+        return Backoff(initial: base, maximum: max(60, configuration.idleInterval)).delay(failure: failures)
     }
 
     // MARK: - Resume

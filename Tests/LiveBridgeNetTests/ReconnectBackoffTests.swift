@@ -1,18 +1,19 @@
+import LiveBridgeCore
 import LiveBridgeNet
 import Testing
 
-@Suite("MQTT reconnect backoff schedule")
-struct MQTTReconnectBackoffTests {
+@Suite("Reconnect backoff schedule (MQTT, Home Assistant)")
+struct ReconnectBackoffTests {
     @Test("failed attempts wait 1, 2, 4, 8, 16, then 30 s forever")
     func doublesToTheMaximum() {
-        var backoff = MQTTReconnectBackoff(policy: .standard)
+        var backoff = Backoff(reconnect: .standard)
         let delays = (0..<8).map { _ in backoff.attemptFailed(permanent: false) }
         #expect(delays == [1, 2, 4, 8, 16, 30, 30, 30])
     }
 
     @Test("a refusal retrying cannot fix waits the maximum at once, and stays there")
     func permanentRefusalJumpsToMaximum() {
-        var backoff = MQTTReconnectBackoff(policy: .standard)
+        var backoff = Backoff(reconnect: .standard)
         #expect(backoff.attemptFailed(permanent: true) == 30)
         #expect(backoff.attemptFailed(permanent: false) == 30)
         #expect(backoff.attemptFailed(permanent: true) == 30)
@@ -20,7 +21,7 @@ struct MQTTReconnectBackoffTests {
 
     @Test("a drop after a stable connection retries after 1 s; quick drops escalate")
     func stableConnectionResetsTheSchedule() {
-        var backoff = MQTTReconnectBackoff(policy: .standard)
+        var backoff = Backoff(reconnect: .standard)
         _ = backoff.attemptFailed(permanent: false)
         _ = backoff.attemptFailed(permanent: false)
         #expect(backoff.connectionLost(after: 3600) == 1)
@@ -31,8 +32,8 @@ struct MQTTReconnectBackoffTests {
 
     @Test("custom policies are honoured and clamped")
     func customPolicy() {
-        var backoff = MQTTReconnectBackoff(
-            policy: MQTTReconnectPolicy(initialDelay: 0.25, maximumDelay: 1, stableConnectionDuration: 5))
+        var backoff = Backoff(
+            reconnect: MQTTReconnectPolicy(initialDelay: 0.25, maximumDelay: 1, stableConnectionDuration: 5))
         #expect((0..<4).map { _ in backoff.attemptFailed(permanent: false) } == [0.25, 0.5, 1, 1])
         let clamped = MQTTReconnectPolicy(initialDelay: 10, maximumDelay: 2)
         #expect(clamped.maximumDelay == 10)
