@@ -144,7 +144,7 @@ extension BambuBrokerTests {
             #expect(try bench.store.read(key).map { String(decoding: $0, as: UTF8.self) } == original.colonHex + "\n")
             let firstUse = try #require(bench.logs.lines.first { $0.contains("trusted on first use") })
             #expect(firstUse.contains(original.colonHex))
-            #expect(firstUse.contains("sources[x1c].fingerprint"))
+            #expect(firstUse.contains("sources[x1c].certificateSHA256"))
 
             await printer.stopBroker()
             try await printer.broker.restart(withNewCertificate: true)
@@ -164,8 +164,8 @@ extension BambuBrokerTests {
                 bench.logs.lines.first { $0.contains("printer certificate changed since it was first trusted") })
             #expect(line.contains("new_fingerprint=\(replacement.colonHex)") || line.contains(replacement.colonHex))
             #expect(
-                line.contains("set sources[x1c].fingerprint: \\\"\(replacement.colonHex)\\\"")
-                    || line.contains("fingerprint: \"\(replacement.colonHex)\""), "\(line)")
+                line.contains("set sources[x1c].certificateSHA256: \\\"\(replacement.colonHex)\\\"")
+                    || line.contains("certificateSHA256: \"\(replacement.colonHex)\""), "\(line)")
             #expect(
                 try bench.store.read(key).map { String(decoding: $0, as: UTF8.self) } == original.colonHex + "\n",
                 "pin unchanged")

@@ -53,7 +53,7 @@ struct BambuConfigurationTests {
         #expect(Redactor.shared.redact("code \(Self.accessCode)") == "code [redacted]")
     }
 
-    @Test("a fingerprint with or without colons pins the certificate; insecure only when asked")
+    @Test("a certificateSHA256 with or without colons pins the certificate; insecure only when asked")
     func security() throws {
         let hex = String(repeating: "ab", count: 32)
         let colons = stride(from: 0, to: 64, by: 2).map { index in
@@ -61,12 +61,35 @@ struct BambuConfigurationTests {
         }.joined(separator: ":").uppercased()
         for text in [hex, colons] {
             let (printer, problems) = try read(
-                #"host: "h", serial: "S1", accessCode: "${CODE}", fingerprint: "\#(text)""#)
+                #"host: "h", serial: "S1", accessCode: "${CODE}", certificateSHA256: "\#(text)""#)
             #expect(problems.isEmpty)
             #expect(printer?.security == .pinnedCertificate(try CertificateFingerprint(hex: hex)))
         }
         let (insecure, _) = try read(#"host: "h", serial: "S1", accessCode: "${CODE}", insecure: true"#)
         #expect(insecure?.security == .insecure)
+    }
+
+    @Test("the pin's old name, fingerprint, is still read, with a warning to rename it; both names are an error")
+    func formerName() throws {
+        let hex = String(repeating: "cd", count: 32)
+        let config = try ConfigLoader.parse(
+            text:
+                #"{ sinks: [], sources: [ { name: "p", type: "bambu", host: "h", serial: "S1", accessCode: "x1234567", fingerprint: "\#(hex)" } ] }"#,
+            environment: [:])
+        let printer = BambuPrinterConfiguration.read(try #require(config.sources.first))
+        #expect(config.problems.all.isEmpty)
+        #expect(printer?.security == .pinnedCertificate(try CertificateFingerprint(hex: hex)))
+        #expect(
+            config.problems.warnings == [
+                "sources[0].fingerprint: fingerprint is deprecated; rename it to certificateSHA256 (same value)"
+            ])
+        let (_, problems) = try read(
+            #"host: "h", serial: "S1", accessCode: "x1234567", fingerprint: "\#(hex)", certificateSHA256: "\#(hex)""#)
+        #expect(problems.contains("sources[0].fingerprint: give certificateSHA256 only (fingerprint is its old name)"))
+        let (_, wrongKind) = try read(
+            #"host: "h", serial: "S1", accessCode: "x1234567", publicKeySHA256: "sha256//AAAA""#)
+        #expect(
+            wrongKind.contains { $0.hasPrefix("sources[0].publicKeySHA256: an MQTT connection pins the certificate") })
     }
 
     @Test(
@@ -80,8 +103,8 @@ struct BambuConfigurationTests {
                 "openssl s_client -connect h:8883"
             ),
             (
-                #"host: "h", serial: "S1", accessCode: "x1234567", fingerprint: "\#(String(repeating: "0", count: 64))", insecure: true"#,
-                "use either fingerprint"
+                #"host: "h", serial: "S1", accessCode: "x1234567", certificateSHA256: "\#(String(repeating: "0", count: 64))", insecure: true"#,
+                "use either certificateSHA256"
             ),
             (#"host: "h", serial: "S1", accessCode: "x1234567", port: 70000"#, "sources[0].port: 70000 is outside"),
             (#"host: "h", serial: "device/#", accessCode: "x1234567""#, "is not a serial number"),

@@ -21,7 +21,7 @@ struct HomeAssistantConfigurationTests {
         let (configuration, problems) = try read(
             """
             { name: "home", type: "homeassistant", url: "https://ha.local:8123/", token: "CANARYtok3n",
-              fingerprint: "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=", eventType: "lb_update",
+              publicKeySHA256: "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=", eventType: "lb_update",
               entities: [
                 { entity: "timer.washer" },
                 { entity: "input_select.washer_state", slug: "washer", name: "Washer",

@@ -51,7 +51,7 @@ struct MQTTPinningTests {
         #expect(error.code == .certificatePinMismatch)
         #expect(error.presentedFingerprint == presented)
         #expect(error.message.contains(presented.colonHex))
-        #expect(error.message.contains("set fingerprint: \"\(presented.colonHex)\""))
+        #expect(error.message.contains("set certificateSHA256: \"\(presented.colonHex)\""))
         #expect(error.message.contains("before any credentials were sent"))
         #expect(status.retryDelay == 30, "a pin mismatch waits the maximum delay")
 
@@ -147,7 +147,7 @@ struct MQTTPinningTests {
         let error = try #require(status.state.error)
         #expect(error.presentedFingerprint == replacement)
         #expect(error.message.contains("pinned \(original.colonHex)"))
-        #expect(error.message.contains("set fingerprint: \"\(replacement.colonHex)\""))
+        #expect(error.message.contains("set certificateSHA256: \"\(replacement.colonHex)\""))
         #expect(error.message.contains("delete \(pinFile)"))
         #expect(status.retryDelay == 30)
         #expect(broker.connectPacketsReceived(since: mark) == 0)

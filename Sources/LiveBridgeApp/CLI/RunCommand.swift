@@ -83,7 +83,7 @@ enum CheckCommand {
         }
         // Probe details quote URLs and service answers: mask secrets as the log does.
         let redact = { (text: String) in Redactor.shared.redact(text) }
-        for warning in config.warnings { output.err(redact("warning: \(warning)")) }
+        for warning in config.warnings + config.problems.warnings { output.err(redact("warning: \(warning)")) }
         var rows: [(String, String, String, ProbeResult)] = []
         for sink in built.sinks {
             rows.append(("sink", sink.name, sink.type, await sink.probe()))

@@ -1,4 +1,5 @@
 import LiveBridgeCore
+import LiveBridgeKit
 import LiveBridgeNet
 import LiveBridgeSinks
 
@@ -19,12 +20,9 @@ extension StandardComponents {
             let retainDevices = reader.duration("retainDevices", default: 7 * 86400, range: 1...(3650 * 86400))
             var security = MQTTTransportSecurity.plaintext
             if useTLS {
-                if let fingerprint = reader.string("fingerprint") {
-                    do {
-                        security = .pinnedCertificate(try CertificateFingerprint(hex: fingerprint))
-                    } catch {
-                        reader.problem("fingerprint", "\(error); expected the certificate's SHA-256 as hex")
-                    }
+                if CertificateFingerprint.given(reader) {
+                    let hint = "expected the certificate's SHA-256 as hex"
+                    if let pin = CertificateFingerprint.read(reader, hint: hint) { security = .pinnedCertificate(pin) }
                 } else if reader.bool("insecure", default: false) {
                     security = .insecure
                 } else {

@@ -42,6 +42,7 @@ public final class LiveBridgeRuntime: Sendable {
             dataDir: config.dataDir, store: store, clock: clock, logger: logger, metrics: metrics, health: health,
             http: http, economy: config.economy)
         let built = try registry.build(config, services: services)
+        for warning in config.problems.warnings { logger.warning(warning) }
         var bindings: [ActivityEngine.Binding] = []
         for sink in built.sinks {
             let reporter = health.reporter(kind: "sink", name: sink.name, type: sink.type, clock: clock)

@@ -41,6 +41,16 @@ public final class ConfigProblems: Sendable {
 
     public var all: [ConfigProblem] { list.withLock { $0 } }
 
+    private let remarks = Mutex<[ConfigProblem]>([])
+
+    /// Records a remark that does not stop the config from loading (a deprecated key).
+    public func warn(_ path: String, _ message: String) {
+        remarks.withLock { $0.append(ConfigProblem(path: path, message: message)) }
+    }
+
+    /// The remarks so far, as `path: message`.
+    public var warnings: [String] { remarks.withLock { $0.map(\.description) } }
+
     /// Throws a `ConfigError` when any problem was recorded.
     public func check() throws(ConfigError) {
         let problems = all
@@ -81,6 +91,19 @@ public final class ConfigReader: @unchecked Sendable {
     /// Records a problem at `key`.
     public func problem(_ key: String?, _ message: String) {
         problems.add(key.map(keyPath) ?? path, message)
+    }
+
+    /// The key that holds what `key` was once called `formerly`: `key` when present, else
+    /// `formerly` with a warning to rename it; a problem when both are given.
+    public func renamed(_ key: String, formerly old: String) -> String {
+        let current = has(key)
+        guard has(old) else { return key }
+        if current {
+            problem(old, "give \(key) only (\(old) is its old name)")
+            return key
+        }
+        problems.warn(keyPath(old), "\(old) is deprecated; rename it to \(key) (same value)")
+        return old
     }
 
     /// True when the key is present (and marks it read).

@@ -166,7 +166,7 @@ struct MQTTFailureClassifier: Sendable {
                 code: .certificatePinMismatch,
                 message: "the TLS certificate of \(endpoint) does not match the pinned fingerprint: expected "
                     + "\(expected.colonHex), presented \(presented.colonHex). \(unsent) If the device's certificate "
-                    + "changed legitimately (firmware update, reset), set fingerprint: \"\(presented.colonHex)\" "
+                    + "changed legitimately (firmware update, reset), set certificateSHA256: \"\(presented.colonHex)\" "
                     + "in the config.",
                 presentedFingerprint: presented)
         case .changedSinceFirstUse(let pinned, let presented, let location)?:
@@ -174,7 +174,7 @@ struct MQTTFailureClassifier: Sendable {
                 code: .certificateChanged,
                 message: "the TLS certificate of \(endpoint) changed since it was first trusted: pinned "
                     + "\(pinned.colonHex), now presented \(presented.colonHex). \(unsent) If the change is expected "
-                    + "(firmware update, device reset), set fingerprint: \"\(presented.colonHex)\" in the config "
+                    + "(firmware update, device reset), set certificateSHA256: \"\(presented.colonHex)\" in the config "
                     + "or delete \(location).",
                 presentedFingerprint: presented)
         case .pinStoreUnreadable(let reason)?:

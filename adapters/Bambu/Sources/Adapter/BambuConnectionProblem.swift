@@ -42,8 +42,8 @@ enum BambuConnectionProblem {
                 text,
                 [
                     "new_fingerprint": presented,
-                    "accept": "set \(path).fingerprint: \"\(presented)\" (or delete the stored pin) if the change "
-                        + "is expected",
+                    "accept": "set \(path).certificateSHA256: \"\(presented)\" (or delete the stored pin) if the "
+                        + "change is expected",
                     "detail": error.message,
                 ])
         case .notAuthorized, .badCredentials:

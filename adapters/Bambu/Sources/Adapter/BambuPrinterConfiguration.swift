@@ -1,4 +1,5 @@
 public import LiveBridgeCore
+import LiveBridgeKit
 public import LiveBridgeNet
 
 /// One configured printer (`type: "bambu"`): where it is, how to log in, how to trust it.
@@ -91,20 +92,13 @@ public struct BambuPrinterConfiguration: Sendable {
             "accessCode", required: true,
             hint: "the 8-character LAN access code on the printer's screen (Settings → WLAN / LAN Only), "
                 + "e.g. \"${BAMBU_ACCESS_CODE}\"")
-        var fingerprint: CertificateFingerprint?
-        if let text = reader.string("fingerprint") {
-            do {
-                fingerprint = try CertificateFingerprint(hex: text)
-            } catch {
-                reader.problem(
-                    "fingerprint",
-                    "\(error.message); get it with: openssl s_client -connect \(host.isEmpty ? "PRINTER" : host):\(port) "
-                        + "</dev/null | openssl x509 -fingerprint -sha256 -noout")
-            }
-        }
+        let fingerprint = CertificateFingerprint.read(
+            reader,
+            hint: "get it with: openssl s_client -connect \(host.isEmpty ? "PRINTER" : host):\(port) "
+                + "</dev/null | openssl x509 -fingerprint -sha256 -noout")
         let insecure = reader.bool("insecure", default: false)
-        if insecure && reader.has("fingerprint") {
-            reader.problem("insecure", "use either fingerprint (pinned) or insecure: true, not both")
+        if insecure && CertificateFingerprint.given(reader) {
+            reader.problem("insecure", "use either certificateSHA256 (pinned) or insecure: true, not both")
         }
         let slug = reader.string("slug")
         let offlineGrace = reader.duration("offlineGrace", default: 60, range: 1...86_400)

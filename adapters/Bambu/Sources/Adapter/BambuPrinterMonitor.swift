@@ -149,12 +149,12 @@ struct BambuPrinterMonitor: Sendable {
                 "connected to the printer; its certificate is trusted on first use and pinned from now on",
                 [
                     "sha256": fingerprint,
-                    "pin_explicitly": "\(configuration.configPath).fingerprint: \"\(fingerprint)\"",
+                    "pin_explicitly": "\(configuration.configPath).certificateSHA256: \"\(fingerprint)\"",
                 ])
         case .insecure:
             context.logger.warning(
                 "connected to the printer WITHOUT checking its certificate (insecure: true); pin it instead",
-                ["sha256": fingerprint, "pin": "\(configuration.configPath).fingerprint: \"\(fingerprint)\""])
+                ["sha256": fingerprint, "pin": "\(configuration.configPath).certificateSHA256: \"\(fingerprint)\""])
         default:
             context.logger.info("connected to the printer", ["sha256": fingerprint])
         }

@@ -1,4 +1,5 @@
 public import LiveBridgeCore
+import LiveBridgeKit
 public import LiveBridgeNet
 
 /// One configured Home Assistant source (`type: "homeassistant"`).
@@ -85,18 +86,7 @@ extension HomeAssistantConfiguration {
         let mode =
             Mode(rawValue: reader.choice("mode", Mode.allCases.map(\.rawValue), default: "websocket")) ?? .websocket
         let pollInterval = reader.duration("pollInterval", default: 10, range: 1...3600)
-        var tls = TLSOptions()
-        tls.caFile = reader.string("caFile")
-        if let pin = reader.string("fingerprint") {
-            if pin.hasPrefix("sha256//") && pin.count > 8 {
-                tls.pinnedPublicKey = pin
-            } else {
-                reader.problem(
-                    "fingerprint",
-                    "expected the SPKI pin as sha256//<base64>; get it with: openssl x509 -in cert.pem -pubkey -noout | "
-                        + "openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64")
-            }
-        }
+        let tls = TLSOptions.read(reader)
         let eventType = reader.string("eventType", default: "livebridge")
         if eventType.isEmpty || eventType.contains(where: { $0 == " " || $0 == "/" }) {
             reader.problem("eventType", "\"\(eventType)\" is not an event type; use e.g. \"livebridge\"")
