@@ -235,16 +235,10 @@ public struct PushWardSink: Sink {
                     .quotaExhausted(until: problem.resetAt), code: problem.code, status: 429,
                     message: "monthly Live Activity quota used up\(reset)")
             }
-            let header = response.headers.first(name: "Retry-After").flatMap { Double($0.trimmingHTTPWhitespace()) }
-            let wait = problem.retryAfter ?? header ?? 60
-            return SinkError(
-                .rateLimited(retryAfter: wait), code: problem.code, status: 429, message: "rate limited (\(summary))")
-        case 500...599:
-            return SinkError(
-                .unavailable, code: problem.code, status: response.status, message: "server error: \(summary)")
+            return .httpStatus(
+                response, code: problem.code, summary: summary, subject: slug, retryAfter: problem.retryAfter)
         default:
-            return SinkError(
-                .rejected, code: problem.code, status: response.status, message: "refused\(slug): \(summary)")
+            return .httpStatus(response, code: problem.code, summary: summary, subject: slug)
         }
     }
 }

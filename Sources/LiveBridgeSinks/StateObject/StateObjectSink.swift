@@ -364,14 +364,8 @@ public actor StateObjectSink: Sink {
                 .rejected, code: code, status: 404,
                 message:
                     "not found\(subject): \(summary) — check the sink's paths (a route may differ from the default)")
-        case 429:
-            let header = response.headers.first(name: "Retry-After").flatMap { Double($0.trimmingHTTPWhitespace()) }
-            return SinkError(
-                .rateLimited(retryAfter: header ?? 60), code: code, status: 429, message: "rate limited (\(summary))")
-        case 500...599:
-            return SinkError(.unavailable, code: code, status: response.status, message: "server error: \(summary)")
         default:
-            return SinkError(.rejected, code: code, status: response.status, message: "refused\(subject): \(summary)")
+            return .httpStatus(response, code: code, summary: summary, subject: subject)
         }
     }
 
