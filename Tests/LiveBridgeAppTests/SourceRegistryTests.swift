@@ -51,8 +51,8 @@ struct SourceRegistryTests {
 
     @Test("the usage text lists every registered source's replay format")
     func usageListsFormats() {
-        #expect(LiveBridgeCommand.usage().contains("--format updates|sabnzbd|bambu|homeassistant]"))
-        #expect(LiveBridgeCommand.usage(registry).contains("--format updates|sabnzbd|bambu|homeassistant|tick]"))
+        #expect(LiveBridgeCommand.usage().contains("--format updates|sabnzbd|bambu|homeassistant|mqtt]"))
+        #expect(LiveBridgeCommand.usage(registry).contains("--format updates|sabnzbd|bambu|homeassistant|mqtt|tick]"))
     }
 
     @Test("replay detects a registered source's format from its first record and runs it")
@@ -91,7 +91,7 @@ struct SourceRegistryTests {
     func demoScenarios() throws {
         let updates = try DemoCommand.scenario(base: 1000, registry: registry)
         let firstSeen = Dictionary(grouping: updates, by: \.slug).mapValues { $0.compactMap(\.observedAt).min() ?? 0 }
-        #expect(firstSeen["tick-demo"] == 1000 + 3 * DemoCommand.stagger)
+        #expect(firstSeen["tick-demo"] == 1000 + 3 * DemoCommand.stagger, "the fourth demo: the MQTT source has none")
         for slug in ["sabnzbd-demo", "bambu-demo", "ha-washer"] { #expect(firstSeen[slug] != nil, "\(slug)") }
         #expect(updates.map { $0.observedAt ?? 0 } == updates.map { $0.observedAt ?? 0 }.sorted())
     }

@@ -2,6 +2,7 @@ import LiveBridgeBambu
 import LiveBridgeCore
 import LiveBridgeHomeAssistant
 import LiveBridgeKit
+import LiveBridgeMQTT
 import LiveBridgeNet
 import LiveBridgeSABnzbd
 import LiveBridgeSinks
@@ -42,6 +43,6 @@ package enum StandardComponents {
     /// Every source type: each adapter's folder declares its own descriptor. The config reader,
     /// `livebridge replay`'s formats, the usage text and `livebridge demo` read this list.
     static var sources: [SourceDescriptor] {
-        [SABnzbdSource.descriptor, BambuSource.descriptor, HomeAssistantSource.descriptor]
+        [SABnzbdSource.descriptor, BambuSource.descriptor, HomeAssistantSource.descriptor, MQTTSource.descriptor]
     }
 }

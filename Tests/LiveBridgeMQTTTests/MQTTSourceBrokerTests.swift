@@ -1,0 +1,157 @@
+import Foundation
+import LiveBridgeCore
+import LiveBridgeMQTT
+import LiveBridgeNet
+import LiveBridgeTestSupport
+import Synchronization
+import Testing
+
+/// The MQTT source against a real mosquitto over TLS: a test publisher plays each system's
+/// messages, the source's adapter runs as in the daemon, its updates are collected as the engine
+/// would receive them. Time stamps and the hold timers run on a virtual clock the test moves.
+@Suite("MQTT source against a TLS mosquitto", .serialized)
+struct MQTTSourceBrokerTests {
+    /// One source, its broker and a publisher.
+    final class Rig: Sendable {
+        let broker: MosquittoBroker
+        let clock = VirtualClock()
+        let store = MemoryStateStore()
+        let metrics = MetricsRegistry()
+        let health = HealthRegistry()
+        let logs = InMemoryLogHandler()
+        let updates: AsyncStream<ActivityUpdate>
+        let sink: AsyncStream<ActivityUpdate>.Continuation
+        let publisher: MQTTSession
+        let task = Mutex<Task<Void, Never>?>(nil)
+
+        init(_ keys: String) async throws {
+            broker = try MosquittoBroker(users: ["bridge": "bridgepass1", "publisher": "pubpass123"])
+            try await broker.start()
+            let pin = broker.certificate.serverCertificateSHA256
+            (updates, sink) = AsyncStream.makeStream(of: ActivityUpdate.self)
+            let (connected, connection) = AsyncStream.makeStream(of: Void.self)
+            publisher = try MQTTSession(
+                configuration: MQTTSessionConfiguration(
+                    host: "127.0.0.1", port: broker.port,
+                    clientID: MQTTSessionConfiguration.uniqueClientID(prefix: "publisher"), username: "publisher",
+                    password: "pubpass123", security: .pinnedCertificate(try CertificateFingerprint(hex: pin))),
+                onConnect: { _ in connection.yield() })
+            try publisher.start()
+            for await _ in connected { break }
+            let config = try ConfigLoader.parse(
+                text: """
+                    { sinks: [], sources: [ { name: "lab", type: "mqtt", host: "127.0.0.1", port: \(broker.port),
+                      tls: true, certificateSHA256: "\(pin)", username: "bridge", password: "bridgepass1", \(keys) } ] }
+                    """, environment: [:])
+            let entry = try #require(config.sources.first)
+            let configuration = try #require(MQTTSourceConfiguration.read(entry))
+            let context = AdapterContext(
+                name: "lab", emit: { [sink] update in sink.yield(update) },
+                logger: Logger(label: "test", level: .debug, handler: logs), clock: clock, store: store,
+                health: health.reporter(kind: "source", name: "lab", type: "mqtt", clock: clock), metrics: metrics)
+            let adapter = MQTTSourceAdapter(configuration: configuration)
+            task.withLock { $0 = Task { try? await adapter.run(context) } }
+        }
+
+        func publish(_ topic: String, _ payload: String, retain: Bool = false) async throws {
+            try await publisher.publish(topic: topic, text: payload, qos: .atLeastOnce, retain: retain)
+        }
+
+        /// The next update, within `seconds` of real time (a failure bound).
+        func next(within seconds: Double = 15) async -> ActivityUpdate? {
+            await withTaskGroup(of: ActivityUpdate?.self) { group in
+                group.addTask { [updates] in
+                    for await update in updates { return update }
+                    return nil
+                }
+                group.addTask {
+                    try? await Task.sleep(for: .seconds(seconds))
+                    return nil
+                }
+                let first = await group.next() ?? nil
+                group.cancelAll()
+                return first
+            }
+        }
+
+        /// Publishes and returns the update it produced.
+        func send(_ topic: String, _ payload: String, retain: Bool = false) async throws -> ActivityUpdate? {
+            try await publish(topic, payload, retain: retain)
+            return await next()
+        }
+
+        func close() async {
+            task.withLock { $0?.cancel() }
+            await publisher.shutdown()
+            broker.remove()
+        }
+    }
+
+    @Test(
+        "Moonraker: a retained state resyncs a print already running; deltas; a cancel ends it; bad input is said once")
+    func moonraker() async throws {
+        let rig = try await Rig(#"preset: "moonraker", instance: "voron""#)
+        do {
+            // Published before the source has subscribed (retained): the print is already running.
+            try await rig.publish(
+                "voron/klipper/status",
+                #"{"eventtime":1,"status":{"print_stats":{"state":"printing","filename":"cube.gcode","print_duration":100},"display_status":{"progress":0.1}}}"#,
+                retain: true)
+            let first = try #require(await rig.next())
+            #expect(first.phase == .active && first.content.state.value == "Printing")
+            #expect(first.progress == 0.1)
+            #expect(first.eta == .remaining(900))
+            rig.clock.advance(by: 60)
+            let delta = try #require(
+                await rig.send(
+                    "voron/klipper/status",
+                    #"{"eventtime":61,"status":{"print_stats":{"print_duration":160},"display_status":{"progress":0.16}}}"#
+                ))
+            #expect(delta.progress == 0.16 && delta.details.subtitle.value == "cube.gcode")
+            #expect(delta.observedAt == rig.clock.now)
+            try await rig.publish("voron/klipper/status", "not json")
+            try await rig.publish("voron/klipper/status", "not json either")
+            let cancelled = try #require(
+                await rig.send(
+                    "voron/klipper/status", #"{"eventtime":70,"status":{"print_stats":{"state":"cancelled"}}}"#))
+            #expect(cancelled.phase == .ended(.cancelled))
+            #expect(cancelled.progress == 0.16, "the last good progress")
+            #expect(rig.metrics.total("livebridge_adapter_parse_errors_total") == 1, "said once")
+            #expect(rig.logs.lines.filter { $0.contains("the payload is not JSON") }.count == 1)
+            let health = try #require(rig.health.json(now: rig.clock.now)["components"]?.arrayValue?.first)
+            #expect(health["last_error"]?.stringValue?.contains("the payload is not JSON") == true, "\(health)")
+        } catch {
+            await rig.close()
+            throw error
+        }
+        await rig.close()
+    }
+
+    @Test("a washer plug: starts above the threshold, a soak shorter than the end hold does not end it, the hold does")
+    func powerPlug() async throws {
+        let rig = try await Rig(#"preset: "power-plug", device: "washer", startHold: "0s", endHold: "3m""#)
+        do {
+            let topic = "zigbee2mqtt/washer"
+            // Retained (the plug's last report): there for the source whenever it has subscribed.
+            let start = try #require(await rig.send(topic, #"{"state":"ON","power":410}"#, retain: true))
+            #expect(start.phase == .active)
+            rig.clock.advance(by: 600)
+            let soak = try #require(await rig.send(topic, #"{"state":"ON","power":1.2}"#))
+            #expect(soak.phase == .active)
+            rig.clock.advance(by: 120)  // under the hold
+            let spin = try #require(await rig.send(topic, #"{"state":"ON","power":380}"#))
+            #expect(spin.phase == .active, "the soak did not end the cycle")
+            rig.clock.advance(by: 300)
+            _ = try #require(await rig.send(topic, #"{"state":"ON","power":0.8}"#))
+            rig.clock.advance(by: 200)  // past the hold: the next tick ends it
+            let end = try #require(await rig.next())
+            #expect(end.phase == .ended(.success))
+            let runs = try rig.store.readJSON("mqtt-runs-mqtt-lab")
+            #expect(runs?.arrayValue?.count == 1, "the cycle's length is kept: \(String(describing: runs))")
+        } catch {
+            await rig.close()
+            throw error
+        }
+        await rig.close()
+    }
+}

@@ -1,0 +1,146 @@
+public import LiveBridgeCore
+import LiveBridgeNet
+
+/// A generic MQTT source: one session to the broker (the shared MQTT client: TLS options,
+/// reconnect with the shared backoff, resubscription, so retained messages resync the jobs after
+/// every reconnect) and one `MQTTJobMapper` per configured job.
+///
+/// A payload that cannot be read is reported once per change of the problem (log line, the
+/// `livebridge_adapter_parse_errors_total` counter, `/health`); the job keeps its last good
+/// values. A broker that goes away, or the source's own last will, pauses a running card with
+/// "Offline" after `offlineGrace`.
+public struct MQTTSourceAdapter: Adapter {
+    public let configuration: MQTTSourceConfiguration
+    /// Seconds between checks of the hold and offline timers.
+    public var tickInterval: Double = 5
+
+    public init(configuration: MQTTSourceConfiguration) {
+        self.configuration = configuration
+    }
+
+    public var name: String { configuration.name }
+    public var type: String { "mqtt" }
+
+    enum Input: Sendable {
+        case message(MQTTMessage)
+        case status(MQTTSessionStatus)
+        case tick
+    }
+
+    public func run(_ context: AdapterContext) async throws {
+        let session = try MQTTSession(
+            configuration: configuration.session, pinStore: context.store, logger: context.logger)
+        let statuses = session.statusUpdates()
+        let (inputs, input) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .bufferingNewest(4096))
+        context.health.setDetail("connection", "connecting")
+        context.logger.info(
+            "following MQTT topics",
+            [
+                "broker": configuration.session.endpoint,
+                "topics": configuration.topicFilters.joined(separator: " "),
+                "jobs": configuration.jobs.map(\.slug).joined(separator: " "),
+            ])
+        do {
+            try session.start()
+        } catch {
+            await session.shutdown()
+            throw error
+        }
+        let clock = context.clock
+        let tickInterval = self.tickInterval
+        var state = State(configuration: configuration, context: context)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await message in session.messages { input.yield(.message(message)) }
+                input.finish()
+            }
+            group.addTask {
+                for await status in statuses { input.yield(.status(status)) }
+            }
+            group.addTask {
+                while true {
+                    do {
+                        try await clock.sleep(for: tickInterval)
+                    } catch {
+                        return
+                    }
+                    input.yield(.tick)
+                }
+            }
+            for await event in inputs { await state.handle(event, at: clock.now) }
+            group.cancelAll()
+        }
+        input.finish()
+        await session.shutdown()
+        context.health.setDetail("connection", "stopped")
+    }
+
+    /// The jobs' mappers and what they report.
+    struct State {
+        let configuration: MQTTSourceConfiguration
+        let context: AdapterContext
+        var mappers: [MQTTJobMapper]
+
+        init(configuration: MQTTSourceConfiguration, context: AdapterContext) {
+            self.configuration = configuration
+            self.context = context
+            mappers = configuration.jobs.map { job in
+                let runs = (try? context.store.readJSON(Self.runsKey(job.slug)))?.arrayValue?.compactMap(\.doubleValue)
+                return MQTTJobMapper(mapping: job, offlineGrace: configuration.offlineGrace, pastRuns: runs ?? [])
+            }
+        }
+
+        static func runsKey(_ slug: String) -> String { "mqtt-runs-\(slug)" }
+
+        mutating func handle(_ input: Input, at now: Double) async {
+            switch input {
+            case .message(let message):
+                for availability in configuration.availability {
+                    guard let offline = availability.says(topic: message.topic, payload: message.payload) else {
+                        continue
+                    }
+                    context.health.setDetail("source", offline ? "offline" : "online")
+                    for index in mappers.indices {
+                        await apply(mappers[index].availability(online: !offline, at: now), job: index)
+                    }
+                }
+                for index in mappers.indices where mappers[index].follows(message.topic) {
+                    await apply(
+                        mappers[index].receive(topic: message.topic, payload: message.payload, at: now), job: index)
+                }
+            case .status(let status):
+                switch status.state {
+                case .connected:
+                    context.health.set(.ok)
+                    context.health.setDetail("connection", "connected")
+                    for index in mappers.indices {
+                        await apply(mappers[index].availability(online: true, at: now), job: index)
+                    }
+                case .disconnected(let error), .failed(let error):
+                    context.health.set(error.isConfigurationProblem ? .error : .degraded, error.message)
+                    context.health.setDetail("connection", "disconnected")
+                    for index in mappers.indices {
+                        await apply(mappers[index].availability(online: false, at: now), job: index)
+                    }
+                default:
+                    break
+                }
+            case .tick:
+                for index in mappers.indices { await apply(mappers[index].tick(at: now), job: index) }
+            }
+        }
+
+        func apply(_ output: MQTTJobMapper.Output, job index: Int) async {
+            if let problem = output.problem { context.reportParseError(problem) }
+            if let runs = output.pastRuns {
+                let slug = configuration.jobs[index].slug
+                do {
+                    try context.store.writeJSON(Self.runsKey(slug), .array(runs.map { .number($0) }))
+                } catch {
+                    context.logger.warning("could not keep the run's duration", ["slug": slug, "error": "\(error)"])
+                }
+            }
+            for update in output.updates { await context.emit(update) }
+        }
+    }
+}
