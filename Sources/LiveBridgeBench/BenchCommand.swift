@@ -143,6 +143,7 @@ extension BenchCommand {
             "steadyFinishSteps": \.steadyFinishSteps, "etaMoveMinimum": \.etaMoveMinimum,
             "etaJobFraction": \.etaJobFraction, "staircaseOffsetShare": \.staircaseOffsetShare,
             "staircaseMinimumGap": \.staircaseMinimumGap, "stepWaitObservations": \.stepWaitObservations,
+            "resumeGlideStepShare": \.resumeGlideStepShare,
         ]
     }
 

@@ -34,7 +34,10 @@ enum Corpus {
             origin: "corpus", updates: family.generate(seed, ReplayCommand.base))
     }
 
-    static let families: [Family] = [
+    /// Every family: the generated trajectories, then the MQTT source's (`Corpus+MQTT.swift`).
+    static let families: [Family] = trajectoryFamilies + mqttFamilies
+
+    static let trajectoryFamilies: [Family] = [
         Family(name: "steady", summary: "download at a steady speed ±8 %, 5 min–3 h, polls 1–5 s", kind: .download) {
             seed, base in
             var r = BenchRandom(seed: seed)

@@ -35,7 +35,8 @@ struct JobTruth: Sendable {
             if let progress = update.progress {
                 if let last = samples.last, time <= last.time { continue }
                 samples.append((time, min(1, max(0, progress.isFinite ? progress : 0))))
-            } else if case .ended(.success) = update.phase {
+            } else if case .ended(.success) = update.phase, !samples.isEmpty {
+                // A success is the whole bar, for a job that had one (a plug's cycle has none).
                 samples.append((observed, 1))
             }
         }

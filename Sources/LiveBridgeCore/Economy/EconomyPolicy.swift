@@ -86,6 +86,8 @@ public struct EconomyPolicy: Sendable {
         var stretchStartedAt: Double?
         /// Updates this job used beyond its start, first glide and end (see `jobAllowance`).
         var discretionary = 0
+        /// When the job was first seen paused, while it is.
+        var pausedAt: Double?
         /// Pauses and resumes this job pushed as essential (see `essentialPauses`).
         var essentialPhaseChanges = 0
 
@@ -146,11 +148,25 @@ public struct EconomyPolicy: Sendable {
             memory.observationGap = memory.observationGap.map { 0.7 * $0 + 0.3 * gap } ?? gap
         }
         memory.lastObservationAt = max(memory.lastObservationAt ?? truth.time, truth.time)
-        // A pause is not a slowdown: its flat stretch is cut out of the pace when the job moves.
+        // A pause is not a slowdown: its flat stretch is cut out of the pace when the job resumes
+        // (`resumeGlideStepShare`), else when it moves again.
         guard !paused else {
+            memory.pausedAt = memory.pausedAt ?? truth.time
             memory.finishes.reset()
             return
         }
+        if let pausedAt = memory.pausedAt,
+            (memory.pace.step ?? 0) <= settings.resumeGlideStepShare * settings.maxDisplayError
+        {
+            // From the pause on, and from before it when the progress had already stood longer
+            // than its usual gap (a source that reports a stall as a pause, some time after it began).
+            var before = 0.0
+            if let gap = memory.pace.gap, let last = memory.pace.corners.last?.time {
+                before = max(0, pausedAt - last - gap)
+            }
+            memory.pace.resumed(after: truth.time - pausedAt + before)
+        }
+        memory.pausedAt = nil
         if truth.finish != nil { memory.sourceFinishAt = truth.time }
         if let finish = truth.finish, !truth.fixedFinish {
             memory.finishes.add(finish: finish, at: truth.time, window: steadyFinishSpan(truth))

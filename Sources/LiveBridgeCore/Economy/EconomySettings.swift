@@ -36,6 +36,12 @@ public struct EconomySettings: Sendable, Hashable {
     /// (held back once only the reserve is left), so a printer or a queue flapping between paused
     /// and running cannot spend the month past its budget.
     public var essentialPauses: Int = 3
+    /// A job that resumes after a pause glides from its resume push when its usual advance is at
+    /// most this share of ε (a whole percent of a print): the bar then stays within ε until the
+    /// first advance after the resume, and the push that would start the glide then is saved.
+    /// Coarser sources stand still until they move again (a glide would run ε ahead of a count
+    /// that has not moved yet: a push either way).
+    public var resumeGlideStepShare: Double = 0.5
     /// Lower bound of the `stale_ttl` derived from the ETA.
     public var staleTTLMinimum: Double = 3600
     /// Upper bound of the derived `stale_ttl` (iOS ends a Live Activity after 8 h anyway).

@@ -140,6 +140,14 @@ public struct PaceEstimate: Sendable, Hashable {
         }
     }
 
+    /// A pause of `seconds` ended: the stretch the job stood still is cut out of the timeline at
+    /// once (the corners move later by it), so the resumed job is neither stalled nor slower
+    /// until its next advance.
+    mutating func resumed(after seconds: Double) {
+        guard seconds > 0 else { return }
+        for index in corners.indices { corners[index].time += seconds }
+    }
+
     /// Forgets everything (a pause or a new job).
     mutating func reset() {
         corners.removeAll()

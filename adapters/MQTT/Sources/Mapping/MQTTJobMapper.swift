@@ -139,7 +139,8 @@ public struct MQTTJobMapper: Sendable {
             let endLabel = meaning == .idle ? "Stopped" : label
             var ended = update(phase: .ended(outcome), label: endLabel, at: t)
             if outcome == .success {
-                ended.progress = 1
+                // A full bar, unless the job never had one (a plug: the card stays without).
+                if ended.progress != nil { ended.progress = 1 }
                 if let startedAt {
                     let duration = max(0, (mapping.state == nil ? (thresholdSince ?? t) : t) - startedAt)
                     pastRuns = Array((pastRuns + [duration]).suffix(Self.pastRunsKept))
