@@ -155,3 +155,50 @@ struct MQTTSourceBrokerTests {
         await rig.close()
     }
 }
+
+extension MQTTSourceBrokerTests {
+    @Test(
+        "livebridge check: connects with the account and the pin, names the retained topics; a wrong password is refused"
+    )
+    func probe() async throws {
+        let broker = try MosquittoBroker(users: ["bridge": "bridgepass1", "publisher": "pubpass123"])
+        try await broker.start()
+        defer { broker.remove() }
+        let pin = broker.certificate.serverCertificateSHA256
+        func adapter(password: String) throws -> MQTTSourceAdapter {
+            let config = try ConfigLoader.parse(
+                text: """
+                    { sinks: [], sources: [ { name: "lab", type: "mqtt", host: "127.0.0.1", port: \(broker.port),
+                      tls: true, certificateSHA256: "\(pin)", username: "bridge", password: "\(password)",
+                      preset: "moonraker", instance: "voron" } ] }
+                    """, environment: [:])
+            let entry = try #require(config.sources.first)
+            return MQTTSourceAdapter(configuration: try #require(MQTTSourceConfiguration.read(entry)))
+        }
+        let (published, done) = AsyncStream.makeStream(of: Void.self)
+        let publisher = try MQTTSession(
+            configuration: MQTTSessionConfiguration(
+                host: "127.0.0.1", port: broker.port, clientID: MQTTSessionConfiguration.uniqueClientID(prefix: "pub"),
+                username: "publisher", password: "pubpass123",
+                security: .pinnedCertificate(try CertificateFingerprint(hex: pin))),
+            onConnect: { session in
+                try? await session.publish(
+                    topic: "voron/moonraker/status", text: #"{"server":"online"}"#, qos: .atLeastOnce, retain: true)
+                done.yield()
+            })
+        try publisher.start()
+        for await _ in published { break }
+        let context = AdapterContext(
+            name: "lab", emit: { _ in }, logger: .disabled, clock: SystemClock(), store: MemoryStateStore(),
+            health: HealthRegistry().reporter(kind: "source", name: "lab", type: "mqtt", clock: SystemClock()),
+            metrics: MetricsRegistry())
+        let result = try await adapter(password: "bridgepass1").probe(context)
+        await publisher.shutdown()
+        #expect(result.ok, "\(result.detail)")
+        #expect(result.detail.contains("subscribed to voron/klipper/status voron/moonraker/status for mqtt-lab"))
+        #expect(result.detail.contains("retained on voron/moonraker/status"), "\(result.detail)")
+        let refused = try await adapter(password: "wrong-password").probe(context)
+        #expect(!refused.ok)
+        #expect(refused.detail.contains("refused"), "\(refused.detail)")
+    }
+}

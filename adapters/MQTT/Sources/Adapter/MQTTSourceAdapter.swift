@@ -21,6 +21,11 @@ public struct MQTTSourceAdapter: Adapter {
     public var name: String { configuration.name }
     public var type: String { "mqtt" }
 
+    /// Connects once (up to 15 s) and says what the broker answered (`livebridge check`).
+    public func probe(_ context: AdapterContext) async -> ProbeResult {
+        await MQTTSourceProbe(configuration: configuration, context: context).run()
+    }
+
     enum Input: Sendable {
         case message(MQTTMessage)
         case status(MQTTSessionStatus)
