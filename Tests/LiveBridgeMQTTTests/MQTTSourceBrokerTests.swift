@@ -6,6 +6,20 @@ import LiveBridgeTestSupport
 import Synchronization
 import Testing
 
+/// Keeps the log lines and tells when the session's subscriptions are acknowledged (its
+/// `subscribed` lines), so a test publishes what is not retained only once it can arrive.
+final class SubscriptionWatch: LogHandler {
+    let lines = InMemoryLogHandler()
+    let (subscribed, topic) = AsyncStream.makeStream(of: String.self)
+
+    func log(_ record: LogRecord) {
+        lines.log(record)
+        if record.message == "subscribed", let filter = record.metadata.first(where: { $0.0 == "topic" })?.1 {
+            topic.yield(filter)
+        }
+    }
+}
+
 /// The MQTT source against a real mosquitto over TLS: a test publisher plays each system's
 /// messages, the source's adapter runs as in the daemon, its updates are collected as the engine
 /// would receive them. Time stamps and the hold timers run on a virtual clock the test moves.
@@ -18,7 +32,8 @@ struct MQTTSourceBrokerTests {
         let store = MemoryStateStore()
         let metrics = MetricsRegistry()
         let health = HealthRegistry()
-        let logs = InMemoryLogHandler()
+        let watch = SubscriptionWatch()
+        var logs: InMemoryLogHandler { watch.lines }
         let updates: AsyncStream<ActivityUpdate>
         let sink: AsyncStream<ActivityUpdate>.Continuation
         let publisher: MQTTSession
@@ -47,10 +62,31 @@ struct MQTTSourceBrokerTests {
             let configuration = try #require(MQTTSourceConfiguration.read(entry))
             let context = AdapterContext(
                 name: "lab", emit: { [sink] update in sink.yield(update) },
-                logger: Logger(label: "test", level: .debug, handler: logs), clock: clock, store: store,
+                logger: Logger(label: "test", level: .debug, handler: watch), clock: clock, store: store,
                 health: health.reporter(kind: "source", name: "lab", type: "mqtt", clock: clock), metrics: metrics)
             let adapter = MQTTSourceAdapter(configuration: configuration)
             task.withLock { $0 = Task { try? await adapter.run(context) } }
+            // Every topic acknowledged before the test publishes (bounded: a failure, not a wait).
+            let filters = Set(configuration.topicFilters)
+            let watch = self.watch
+            let acknowledged = await withTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    var pending = filters
+                    for await filter in watch.subscribed {
+                        pending.remove(filter)
+                        if pending.isEmpty { return true }
+                    }
+                    return false
+                }
+                group.addTask {
+                    try? await Task.sleep(for: .seconds(15))
+                    return false
+                }
+                let first = await group.next() ?? false
+                group.cancelAll()
+                return first
+            }
+            #expect(acknowledged, "the source subscribed to its topics")
         }
 
         func publish(_ topic: String, _ payload: String, retain: Bool = false) async throws {
@@ -200,5 +236,46 @@ extension MQTTSourceBrokerTests {
         let refused = try await adapter(password: "wrong-password").probe(context)
         #expect(!refused.ok)
         #expect(refused.detail.contains("refused"), "\(refused.detail)")
+    }
+}
+
+extension MQTTSourceBrokerTests {
+    @Test("OctoPrint: events and whole-percent progress over the broker; a pause, a resume and a failure")
+    func octoPrint() async throws {
+        let rig = try await Rig(#"preset: "octoprint""#)
+        do {
+            // The plugin's progress topic is retained: there for the source whenever it subscribed.
+            try await rig.publish(
+                "octoPrint/progress/printing", #"{"location":"local","path":"","progress":0}"#, retain: true)
+            let started = try #require(
+                await rig.send(
+                    "octoPrint/event/PrintStarted",
+                    #"{"name":"benchy.gcode","path":"benchy.gcode","origin":"local","_event":"PrintStarted"}"#))
+            #expect(started.phase == .active && started.content.state.value == "Printing")
+            rig.clock.advance(by: 100)
+            let percent = try #require(
+                await rig.send(
+                    "octoPrint/progress/printing",
+                    #"{"path":"benchy.gcode","progress":12,"printer_data":{"progress":{"printTimeLeft":880,"printTime":120}}}"#
+                ))
+            #expect(percent.progress == 0.12 && percent.progressResolution == 0.01)
+            #expect(percent.eta == .remaining(880))
+            let paused = try #require(
+                await rig.send("octoPrint/event/PrintPaused", #"{"name":"benchy.gcode","_event":"PrintPaused"}"#))
+            #expect(paused.phase == .paused)
+            rig.clock.advance(by: 300)
+            let resumed = try #require(
+                await rig.send("octoPrint/event/PrintResumed", #"{"name":"benchy.gcode","_event":"PrintResumed"}"#))
+            #expect(resumed.phase == .active && resumed.progress == 0.12)
+            let failed = try #require(
+                await rig.send(
+                    "octoPrint/event/PrintFailed",
+                    #"{"name":"benchy.gcode","reason":"error","_event":"PrintFailed"}"#))
+            #expect(failed.phase == .ended(.failure) && failed.content.state.value == "Failed")
+        } catch {
+            await rig.close()
+            throw error
+        }
+        await rig.close()
     }
 }

@@ -18,17 +18,7 @@ extension StandardComponents {
             let discoveryPrefix = reader.string("discoveryPrefix", default: "homeassistant")
             let model = reader.choice("displayModel", ["static", "interpolating"], default: "static")
             let retainDevices = reader.duration("retainDevices", default: 7 * 86400, range: 1...(3650 * 86400))
-            var security = MQTTTransportSecurity.plaintext
-            if useTLS {
-                if CertificateFingerprint.given(reader) {
-                    let hint = "expected the certificate's SHA-256 as hex"
-                    if let pin = CertificateFingerprint.read(reader, hint: hint) { security = .pinnedCertificate(pin) }
-                } else if reader.bool("insecure", default: false) {
-                    security = .insecure
-                } else {
-                    security = .certificateAuthority(caFile: reader.string("caFile"), verifyHostname: true)
-                }
-            }
+            let security = MQTTTransportSecurity.read(reader, tls: useTLS)
             for (key, value) in [("prefix", prefix), ("discoveryPrefix", discoveryPrefix)]
             where value.isEmpty || !MQTTTopic.isValidName(value) || value.hasPrefix("/") || value.hasSuffix("/") {
                 reader.problem(key, "\"\(value)\" is not a topic prefix (not empty, no # or +, no / at either end)")

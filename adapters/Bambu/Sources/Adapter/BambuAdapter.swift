@@ -1,4 +1,5 @@
 public import LiveBridgeCore
+import LiveBridgeKit
 import LiveBridgeNet
 
 /// A Bambu Lab printer as a source: one MQTT session to the printer's own broker (TLS, user
@@ -36,15 +37,13 @@ public struct BambuAdapter: Adapter {
     /// The context's clock must really wait in `sleep` (the system clock, or a `VirtualClock` a
     /// test advances): the offline and failure timers tick on it every `tickInterval` seconds.
     public func run(_ context: AdapterContext) async throws {
-        let monitor = BambuPrinterMonitor(configuration: configuration, context: context, observer: observer)
+        var monitor = BambuPrinterMonitor(configuration: configuration, context: context, observer: observer)
         let gate = BambuPushallGate(
             configuration: configuration, clock: context.clock, logger: context.logger, observer: observer)
         let session = try MQTTSession(
             configuration: configuration.session, pinStore: context.store, logger: context.logger,
             onConnect: { session in await gate.send(on: session) })
         let statuses = session.statusUpdates()
-        let (inputs, input) = AsyncStream.makeStream(
-            of: BambuPrinterMonitor.Input.self, bufferingPolicy: .bufferingNewest(4096))
         context.health.setDetail("connection", "connecting")
         context.health.setDetail("slug", configuration.slug)
         context.logger.info(
@@ -59,35 +58,10 @@ public struct BambuAdapter: Adapter {
             await session.shutdown()
             throw error
         }
-        let clock = context.clock
-        let tickInterval = self.tickInterval
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await message in session.messages { input.yield(.message(message)) }
-                input.finish()
-            }
-            group.addTask {
-                for await status in statuses { input.yield(.status(status)) }
-            }
-            group.addTask {
-                while true {
-                    do {
-                        try await clock.sleep(for: tickInterval)
-                    } catch {
-                        return
-                    }
-                    input.yield(.tick)
-                }
-            }
-            group.addTask {
-                var monitor = monitor
-                await monitor.begin()
-                for await event in inputs { await monitor.handle(event) }
-            }
-            await group.next()
-            group.cancelAll()
+        await monitor.begin()
+        await session.follow(statuses: statuses, ticking: tickInterval, on: context.clock) { input in
+            await monitor.handle(input)
         }
-        input.finish()
         await session.shutdown()
         context.health.setDetail("connection", "stopped")
     }

@@ -1,15 +1,12 @@
 import LiveBridgeCore
+import LiveBridgeKit
 import LiveBridgeNet
 
 /// The adapter's single consumer: every message, status change and timer tick passes through
 /// here in order, so the mapper (a value) needs no lock and updates are emitted in order.
 struct BambuPrinterMonitor: Sendable {
     /// Something that happened to the printer's session.
-    enum Input: Sendable {
-        case message(MQTTMessage)
-        case status(MQTTSessionStatus)
-        case tick
-    }
+    typealias Input = MQTTSourceInput
 
     let configuration: BambuPrinterConfiguration
     let context: AdapterContext

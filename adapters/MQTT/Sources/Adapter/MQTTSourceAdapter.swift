@@ -1,4 +1,5 @@
 public import LiveBridgeCore
+import LiveBridgeKit
 import LiveBridgeNet
 
 /// A generic MQTT source: one session to the broker (the shared MQTT client: TLS options,
@@ -26,17 +27,10 @@ public struct MQTTSourceAdapter: Adapter {
         await MQTTSourceProbe(configuration: configuration, context: context).run()
     }
 
-    enum Input: Sendable {
-        case message(MQTTMessage)
-        case status(MQTTSessionStatus)
-        case tick
-    }
-
     public func run(_ context: AdapterContext) async throws {
         let session = try MQTTSession(
             configuration: configuration.session, pinStore: context.store, logger: context.logger)
         let statuses = session.statusUpdates()
-        let (inputs, input) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .bufferingNewest(4096))
         context.health.setDetail("connection", "connecting")
         context.logger.info(
             "following MQTT topics",
@@ -51,31 +45,11 @@ public struct MQTTSourceAdapter: Adapter {
             await session.shutdown()
             throw error
         }
-        let clock = context.clock
-        let tickInterval = self.tickInterval
         var state = State(configuration: configuration, context: context)
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await message in session.messages { input.yield(.message(message)) }
-                input.finish()
-            }
-            group.addTask {
-                for await status in statuses { input.yield(.status(status)) }
-            }
-            group.addTask {
-                while true {
-                    do {
-                        try await clock.sleep(for: tickInterval)
-                    } catch {
-                        return
-                    }
-                    input.yield(.tick)
-                }
-            }
-            for await event in inputs { await state.handle(event, at: clock.now) }
-            group.cancelAll()
+        let clock = context.clock
+        await session.follow(statuses: statuses, ticking: tickInterval, on: clock) { input in
+            await state.handle(input, at: clock.now)
         }
-        input.finish()
         await session.shutdown()
         context.health.setDetail("connection", "stopped")
     }
@@ -97,7 +71,7 @@ public struct MQTTSourceAdapter: Adapter {
 
         static func runsKey(_ slug: String) -> String { "mqtt-runs-\(slug)" }
 
-        mutating func handle(_ input: Input, at now: Double) async {
+        mutating func handle(_ input: MQTTSourceInput, at now: Double) async {
             switch input {
             case .message(let message):
                 for availability in configuration.availability {

@@ -67,17 +67,7 @@ public struct MQTTSourceConfiguration: Sendable {
         let username = reader.string("username")
         let password = reader.secret("password", required: false)
         let offlineGrace = reader.duration("offlineGrace", default: 60, range: 1...86_400)
-        var security = MQTTTransportSecurity.plaintext
-        if useTLS {
-            if CertificateFingerprint.given(reader) {
-                let hint = "expected the broker certificate's SHA-256 as hex"
-                if let pin = CertificateFingerprint.read(reader, hint: hint) { security = .pinnedCertificate(pin) }
-            } else if reader.bool("insecure", default: false) {
-                security = .insecure
-            } else {
-                security = .certificateAuthority(caFile: reader.string("caFile"), verifyHostname: true)
-            }
-        }
+        let security = MQTTTransportSecurity.read(reader, tls: useTLS)
         var jobs: [MQTTJobMapping] = []
         var availability: [Availability] = []
         let entries = reader.objects("jobs")
