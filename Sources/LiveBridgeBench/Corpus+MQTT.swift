@@ -41,15 +41,6 @@ extension Corpus {
         "{\"t\": \(t), \"topic\": \"\(topic)\", \"payload\": \(payload)}"
     }
 
-    /// Section weights (slicer seconds) and the seconds each really takes, `bias` slower or faster.
-    static func sections(_ r: inout BenchRandom, seconds: Double, bias: Double) -> (weights: [Double], actual: [Double])
-    {
-        var weights = (0..<40).map { _ in r.uniform(0.5...1.5) }
-        let sum = weights.reduce(0, +)
-        weights = weights.map { $0 / sum * seconds }
-        return (weights, weights.map { $0 * (1 + bias) * r.uniform(0.85...1.15) })
-    }
-
     /// An OctoPrint print: `PrintStarted`, the whole percent published when it changes (checked
     /// every 5 s) with the slicer-based time left, 0–2 pauses, then `PrintDone`, or a failure or
     /// a cancel part-way.

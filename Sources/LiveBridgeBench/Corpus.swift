@@ -352,6 +352,16 @@ enum Corpus {
 
     // MARK: - Prints
 
+    /// A print's 40 sections: their slicer seconds (0.5–1.5 × the mean, summing to `seconds`) and
+    /// the seconds each really takes, `bias` slower or faster overall and ±15 % section by section.
+    static func sections(_ r: inout BenchRandom, seconds: Double, bias: Double) -> (weights: [Double], actual: [Double])
+    {
+        var weights = (0..<40).map { _ in r.uniform(0.5...1.5) }
+        let sum = weights.reduce(0, +)
+        weights = weights.map { $0 / sum * seconds }
+        return (weights, weights.map { $0 * (1 + bias) * r.uniform(0.85...1.15) })
+    }
+
     /// A print as a Bambu printer reports it: preparation without an estimate, then `mc_percent`
     /// (whole %, floored) and `mc_remaining_time` (whole minutes, floored) from a slicer model that
     /// is off by `bias` overall and by ±15 % section by section; the layer as a volatile detail.
@@ -359,11 +369,7 @@ enum Corpus {
         -> [ActivityUpdate]
     {
         let slicer = minutes * 60
-        let sections = 40
-        var weights = (0..<sections).map { _ in r.uniform(0.5...1.5) }
-        let sum = weights.reduce(0, +)
-        weights = weights.map { $0 / sum * slicer }
-        let actual = weights.map { $0 * (1 + bias) * r.uniform(0.85...1.15) }
+        let (weights, actual) = sections(&r, seconds: slicer, bias: bias)
         let layers = Int(r.uniform(60...600))
         let preparation = r.uniform(60...420).rounded()
         var result: [ActivityUpdate] = []
