@@ -24,18 +24,9 @@ final class LineTap: Sendable {
 
     /// The first line containing `text` (bounded by `seconds` of real time, a failure bound).
     func first(containing text: String, within seconds: Double = 30) async -> String? {
-        await withTaskGroup(of: String?.self) { group in
-            group.addTask {
-                for await line in self.stream where line.contains(text) { return line }
-                return nil
-            }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(seconds))
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
+        await firstWithin(seconds) {
+            for await line in self.stream where line.contains(text) { return line }
+            return nil
         }
     }
 }

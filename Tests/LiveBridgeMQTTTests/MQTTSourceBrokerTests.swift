@@ -69,24 +69,15 @@ struct MQTTSourceBrokerTests {
             // Every topic acknowledged before the test publishes (bounded: a failure, not a wait).
             let filters = Set(configuration.topicFilters)
             let watch = self.watch
-            let acknowledged = await withTaskGroup(of: Bool.self) { group in
-                group.addTask {
-                    var pending = filters
-                    for await filter in watch.subscribed {
-                        pending.remove(filter)
-                        if pending.isEmpty { return true }
-                    }
-                    return false
+            let acknowledged = await firstWithin(15) {
+                var pending = filters
+                for await filter in watch.subscribed {
+                    pending.remove(filter)
+                    if pending.isEmpty { return true }
                 }
-                group.addTask {
-                    try? await Task.sleep(for: .seconds(15))
-                    return false
-                }
-                let first = await group.next() ?? false
-                group.cancelAll()
-                return first
+                return false
             }
-            #expect(acknowledged, "the source subscribed to its topics")
+            #expect(acknowledged == true, "the source subscribed to its topics")
         }
 
         func publish(_ topic: String, _ payload: String, retain: Bool = false) async throws {
@@ -95,18 +86,9 @@ struct MQTTSourceBrokerTests {
 
         /// The next update, within `seconds` of real time (a failure bound).
         func next(within seconds: Double = 15) async -> ActivityUpdate? {
-            await withTaskGroup(of: ActivityUpdate?.self) { group in
-                group.addTask { [updates] in
-                    for await update in updates { return update }
-                    return nil
-                }
-                group.addTask {
-                    try? await Task.sleep(for: .seconds(seconds))
-                    return nil
-                }
-                let first = await group.next() ?? nil
-                group.cancelAll()
-                return first
+            await firstWithin(seconds) { [updates] in
+                for await update in updates { return update }
+                return nil
             }
         }
 
