@@ -56,12 +56,14 @@ struct MQTTSinkTests {
         let viewer = try MQTTSession(
             configuration: session("viewer", "viewerpass1", subscriptions: [MQTTSubscription("#", qos: .atLeastOnce)]))
         try viewer.start()
+        // Until both topics the test reads have arrived (the discovery configs come one by one).
+        let progressConfig = "homeassistant/sensor/livebridge_sabnzbd_home/progress/config"
         let received = try await within(15) {
             var messages: [MQTTMessage] = []
             for await message in viewer.messages {
                 messages.append(message)
                 if messages.contains(where: { $0.topic == "livebridge/sabnzbd-home/state" })
-                    && messages.contains(where: { $0.topic.hasPrefix("homeassistant/") })
+                    && messages.contains(where: { $0.topic == progressConfig })
                 {
                     return messages
                 }
@@ -72,8 +74,7 @@ struct MQTTSinkTests {
         #expect(state.retained)
         let json = try JSONParser.parse(state.payload)
         #expect(json["state"] == "ended" && json["content"]?["state"] == "Complete" && json["progress"] == 1)
-        let discovery = try #require(
-            received.first { $0.topic == "homeassistant/sensor/livebridge_sabnzbd_home/progress/config" })
+        let discovery = try #require(received.first { $0.topic == progressConfig })
         #expect(try JSONParser.parse(discovery.payload)["state_topic"] == "livebridge/sabnzbd-home/state")
 
         // Live events arrive in order for a subscriber that is connected while they are sent.
