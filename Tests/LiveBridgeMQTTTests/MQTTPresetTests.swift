@@ -114,6 +114,107 @@ struct MQTTPresetTests {
         #expect(updates.filter { $0.phase.isEnded }.count == 1, "standby after the end starts nothing")
     }
 
+    @Test(
+        "Moonraker with slicerEstimate: one JSON-RPC request per print; the answer starts the estimate from the slicer and the progress takes over; errors said once"
+    )
+    func moonrakerSlicerEstimate() throws {
+        var mapper = try Self.mapper(#"preset: "moonraker", instance: "voron", slicerEstimate: true"#)
+        let status = "voron/klipper/status"
+        let response = "voron/moonraker/api/response"
+        func receive(_ t: Double, _ topic: String, _ payload: String) -> MQTTJobMapper.Output {
+            mapper.receive(topic: topic, payload: Array(payload.utf8), at: t)
+        }
+        let started = receive(
+            0, status,
+            #"{"eventtime":1,"status":{"print_stats":{"state":"printing","filename":"cube.gcode","print_duration":0},"display_status":{"progress":0}}}"#
+        )
+        let request = try #require(started.requests.first)
+        #expect(started.requests.count == 1)
+        #expect(request.topic == "voron/moonraker/api/request")
+        let rpc = try JSONParser.parse(request.payload)
+        #expect(rpc["jsonrpc"]?.stringValue == "2.0")
+        #expect(rpc["method"]?.stringValue == "server.files.metadata")
+        #expect(rpc["params"]?["filename"]?.stringValue == "cube.gcode")
+        let id = try #require(rpc["id"]?.doubleValue)
+        #expect(started.updates.first?.eta == nil, "no estimate before the answer and below 1 %")
+        // The next delta asks nothing again.
+        let delta = receive(
+            60, status,
+            #"{"eventtime":61,"status":{"print_stats":{"print_duration":60},"display_status":{"progress":0.005}}}"#)
+        #expect(delta.requests.isEmpty)
+        // Another client's answer about another file is not this print's.
+        let other = receive(
+            61, response, #"{"jsonrpc":"2.0","result":{"filename":"other.gcode","estimated_time":99},"id":7}"#)
+        #expect(other.updates.isEmpty && other.problem == nil)
+        // The answer: below 1 % the estimate is the slicer's total less the print duration, and it
+        // is stamped with the time of the status it was computed from.
+        let answered = receive(
+            62, response,
+            #"{"jsonrpc":"2.0","result":{"filename":"cube.gcode","estimated_time":3600,"slicer":"PrusaSlicer"},"id":\#(Int(id))}"#
+        )
+        let first = try #require(answered.updates.first)
+        #expect(first.eta == .remaining(3540))
+        #expect(first.observedAt == 60)
+        // Halfway, half the slicer's remaining time and half the progress's.
+        let half = receive(
+            1500, status,
+            #"{"eventtime":1501,"status":{"print_stats":{"print_duration":1500},"display_status":{"progress":0.5}}}"#)
+        let blended: Double = 0.5 * (3600 - 1500) + 0.5 * 1500
+        #expect(half.updates.first?.eta == .remaining(blended))
+        #expect(half.requests.isEmpty)
+        // Done; the next print of the same file needs no question, its estimate is known.
+        _ = receive(3000, status, #"{"eventtime":3001,"status":{"print_stats":{"state":"complete"}}}"#)
+        let again = receive(
+            3100, status,
+            #"{"eventtime":3101,"status":{"print_stats":{"state":"printing","filename":"cube.gcode","print_duration":0},"display_status":{"progress":0}}}"#
+        )
+        #expect(again.requests.isEmpty)
+        #expect(again.updates.first?.eta == .remaining(3600))
+        _ = receive(3200, status, #"{"eventtime":3201,"status":{"print_stats":{"state":"cancelled"}}}"#)
+
+        // A file Moonraker does not know: its error is said once, the estimate stays the progress's.
+        let unknown = receive(
+            4000, status,
+            #"{"eventtime":4001,"status":{"print_stats":{"state":"printing","filename":"gone.gcode","print_duration":0}}}"#
+        )
+        let asked = try JSONParser.parse(try #require(unknown.requests.first).payload)
+        let failed = receive(
+            4001, response,
+            #"{"jsonrpc":"2.0","error":{"code":404,"message":"File not found"},"id":\#(Int(try #require(asked["id"]?.doubleValue)))}"#
+        )
+        #expect(failed.problem?.contains("gone.gcode: File not found") == true, "\(failed.problem ?? "")")
+        let later = receive(
+            4600, status,
+            #"{"eventtime":4601,"status":{"print_stats":{"print_duration":600},"display_status":{"progress":0.2}}}"#)
+        #expect(later.requests.isEmpty, "asked once per print")
+        #expect(later.updates.first?.eta == .remaining(600 / 0.2 - 600))
+        // A reconnection asks again what was not answered.
+        #expect(mapper.availability(online: false, at: 4700).requests.isEmpty)
+        let back = mapper.availability(online: true, at: 4710)
+        #expect(back.requests.count == 1)
+        // Metadata without an estimate (a slicer that writes none) is said, and changes nothing.
+        let resent = try JSONParser.parse(try #require(back.requests.first).payload)
+        let empty = receive(
+            4711, response,
+            #"{"jsonrpc":"2.0","result":{"filename":"gone.gcode","size":1234},"id":\#(Int(try #require(resent["id"]?.doubleValue)))}"#
+        )
+        #expect(empty.problem?.contains("no slicer estimate") == true)
+        #expect(empty.updates.isEmpty)
+    }
+
+    @Test("without slicerEstimate the Moonraker preset neither asks nor subscribes to the API's answers")
+    func moonrakerWithoutSlicer() throws {
+        let (read, _) = try Self.configuration(#"preset: "moonraker", instance: "voron""#)
+        #expect(try #require(read).topicFilters == ["voron/klipper/status", "voron/moonraker/status"])
+        let (withSlicer, _) = try Self.configuration(#"preset: "moonraker", instance: "voron", slicerEstimate: true"#)
+        #expect(try #require(withSlicer).topicFilters.contains("voron/moonraker/api/response"))
+        var mapper = try Self.mapper(#"preset: "moonraker", instance: "voron""#)
+        let output = mapper.receive(
+            topic: "voron/klipper/status",
+            payload: Array(#"{"status":{"print_stats":{"state":"printing","filename":"cube.gcode"}}}"#.utf8), at: 0)
+        #expect(output.requests.isEmpty && output.updates.count == 1)
+    }
+
     /// One washer cycle on a plug from `start`: warm-up, washing, an optional soak, spin, off.
     static func cycle(from start: Double, soak: Bool) -> [(Double, String, String)] {
         var messages: [(Double, String, String)] = []
@@ -279,7 +380,7 @@ extension MQTTPresetTests {
         #expect(
             sources.map(\.topicFilters) == [
                 ["octoPrint/progress/printing", "octoPrint/event/+", "octoPrint/mqtt"],
-                ["voron/klipper/status", "voron/moonraker/status"],
+                ["voron/klipper/status", "voron/moonraker/api/response", "voron/moonraker/status"],
                 ["zigbee2mqtt/washer_plug", "zigbee2mqtt/washer_plug/availability"],
                 ["render/+/status"],
             ])

@@ -261,3 +261,99 @@ extension MQTTSourceBrokerTests {
         await rig.close()
     }
 }
+
+extension MQTTSourceBrokerTests {
+    /// Moonraker's JSON-RPC over MQTT for `server.files.metadata`, strict: a request that is not
+    /// a JSON-RPC 2.0 call of that method with a file name and a numeric id is a violation.
+    final class MoonrakerAPI: Sendable {
+        let session: MQTTSession
+        let requests = Mutex<[JSONValue]>([])
+        let violations = Mutex<[String]>([])
+        let task = Mutex<Task<Void, Never>?>(nil)
+
+        init(broker: MosquittoBroker, instance: String, estimates: [String: Double]) async throws {
+            var configuration = MQTTSessionConfiguration(
+                host: "127.0.0.1", port: broker.port,
+                clientID: MQTTSessionConfiguration.uniqueClientID(prefix: "moonraker"), username: "publisher",
+                password: "pubpass123",
+                security: .pinnedCertificate(
+                    try CertificateFingerprint(hex: broker.certificate.serverCertificateSHA256)))
+            configuration.subscriptions = [MQTTSubscription("\(instance)/moonraker/api/request", qos: .atLeastOnce)]
+            let (ready, subscribed) = AsyncStream.makeStream(of: Void.self)
+            session = try MQTTSession(configuration: configuration, onConnect: { _ in subscribed.yield() })
+            try session.start()
+            for await _ in ready { break }
+            task.withLock { $0 = Task { await self.serve(instance: instance, estimates: estimates) } }
+        }
+
+        private func serve(instance: String, estimates: [String: Double]) async {
+            for await message in session.messages {
+                let text = String(decoding: message.payload, as: UTF8.self)
+                guard let call = try? JSONParser.parse(text), call["jsonrpc"]?.stringValue == "2.0",
+                    call["method"]?.stringValue == "server.files.metadata",
+                    let file = call["params"]?["filename"]?.stringValue, let id = call["id"]?.doubleValue
+                else {
+                    violations.withLock { $0.append(text) }
+                    continue
+                }
+                requests.withLock { $0.append(call) }
+                let answer: JSONValue =
+                    if let time = estimates[file] {
+                        .object([
+                            "jsonrpc": "2.0", "id": .number(id),
+                            "result": .object(["filename": .string(file), "estimated_time": .number(time)]),
+                        ])
+                    } else {
+                        .object([
+                            "jsonrpc": "2.0", "id": .number(id),
+                            "error": .object(["code": 404, "message": .string("File \(file) not found")]),
+                        ])
+                    }
+                try? await session.publish(topic: "\(instance)/moonraker/api/response", text: JSONWriter.string(answer))
+            }
+        }
+
+        func close() async {
+            task.withLock { $0?.cancel() }
+            await session.shutdown()
+        }
+    }
+
+    @Test(
+        "Moonraker with slicerEstimate: the source asks Moonraker's JSON-RPC over the broker once per print; the answer starts the estimate"
+    )
+    func moonrakerSlicerEstimate() async throws {
+        let rig = try await Rig(#"preset: "moonraker", instance: "voron", slicerEstimate: true"#)
+        let api = try await MoonrakerAPI(broker: rig.broker, instance: "voron", estimates: ["cube.gcode": 3000])
+        do {
+            let topic = "voron/klipper/status"
+            let first = try #require(
+                await rig.send(
+                    topic,
+                    #"{"eventtime":1,"status":{"print_stats":{"state":"printing","filename":"cube.gcode","print_duration":0},"display_status":{"progress":0}}}"#
+                ))
+            #expect(first.phase == .active && first.eta == nil)
+            let answered = try #require(await rig.next(), "the answer gives an update")
+            #expect(answered.eta == .remaining(3000))
+            #expect(answered.observedAt == first.observedAt, "stamped with the status it was computed from")
+            rig.clock.advance(by: 600)
+            let delta = try #require(
+                await rig.send(
+                    topic,
+                    #"{"eventtime":601,"status":{"print_stats":{"print_duration":600},"display_status":{"progress":0.25}}}"#
+                ))
+            let blended: Double = 0.75 * (3000 - 600) + 0.25 * (600 / 0.25 - 600)
+            #expect(delta.eta == .remaining(blended))
+            let asked = api.requests.withLock { $0 }
+            #expect(asked.count == 1, "asked once: \(asked)")
+            #expect(asked.first?["params"]?["filename"]?.stringValue == "cube.gcode")
+            #expect(api.violations.withLock { $0 }.isEmpty)
+        } catch {
+            await api.close()
+            await rig.close()
+            throw error
+        }
+        await api.close()
+        await rig.close()
+    }
+}

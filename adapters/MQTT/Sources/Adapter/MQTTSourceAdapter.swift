@@ -45,7 +45,17 @@ public struct MQTTSourceAdapter: Adapter {
             await session.shutdown()
             throw error
         }
-        var state = State(configuration: configuration, context: context)
+        let logger = context.logger
+        var state = State(
+            configuration: configuration, context: context, requestIDs: Int.random(in: 1...999_999) * 1_000
+        ) { request in
+            do {
+                // QoS 0, as Moonraker asks of requests without a timestamp: a repeat is not run twice.
+                try await session.publish(topic: request.topic, text: request.payload, qos: .atMostOnce)
+            } catch {
+                logger.warning("could not publish a request", ["topic": request.topic, "error": "\(error)"])
+            }
+        }
         let clock = context.clock
         await session.follow(statuses: statuses, ticking: tickInterval, on: clock) { input in
             await state.handle(input, at: clock.now)
@@ -59,13 +69,22 @@ public struct MQTTSourceAdapter: Adapter {
         let configuration: MQTTSourceConfiguration
         let context: AdapterContext
         var mappers: [MQTTJobMapper]
+        /// Publishes a job's request to the broker.
+        let publish: @Sendable (MQTTJobMapper.Request) async -> Void
 
-        init(configuration: MQTTSourceConfiguration, context: AdapterContext) {
+        /// `requestIDs`: where the jobs' JSON-RPC ids start (each job 100 000 further on).
+        init(
+            configuration: MQTTSourceConfiguration, context: AdapterContext, requestIDs: Int = 0,
+            publish: @escaping @Sendable (MQTTJobMapper.Request) async -> Void
+        ) {
             self.configuration = configuration
             self.context = context
-            mappers = configuration.jobs.map { job in
+            self.publish = publish
+            mappers = configuration.jobs.enumerated().map { index, job in
                 let runs = (try? context.store.readJSON(Self.runsKey(job.slug)))?.arrayValue?.compactMap(\.doubleValue)
-                return MQTTJobMapper(mapping: job, offlineGrace: configuration.offlineGrace, pastRuns: runs ?? [])
+                return MQTTJobMapper(
+                    mapping: job, offlineGrace: configuration.offlineGrace, pastRuns: runs ?? [],
+                    requestIDs: requestIDs + index * 100_000)
             }
         }
 
@@ -120,6 +139,7 @@ public struct MQTTSourceAdapter: Adapter {
                 }
             }
             for update in output.updates { await context.emit(update) }
+            for request in output.requests { await publish(request) }
         }
     }
 }

@@ -19,8 +19,9 @@ struct MQTTPreset {
         case "moonraker":
             let instance = reader.requiredString(
                 "instance", hint: "Moonraker's [mqtt] instance_name (by default the printer's host name)")
+            let slicer = reader.bool("slicerEstimate", default: false)
             guard !instance.isEmpty else { return nil }
-            return moonraker(instance: instance, slug: slug, name: source)
+            return moonraker(instance: instance, slicerEstimate: slicer, slug: slug, name: source)
         case "power-plug":
             let device = reader.requiredString(
                 "device", hint: "the plug's Zigbee2MQTT friendly name, e.g. \"washer_plug\"")
@@ -62,8 +63,9 @@ struct MQTTPreset {
 
     /// Klipper through Moonraker's `[mqtt]`: deltas of `klipper/status` merged, the state from
     /// `print_stats.state`, the progress from `display_status`, the remaining time from the print
-    /// duration (pauses excluded) over the progress.
-    static func moonraker(instance: String, slug: String, name: String) -> MQTTPreset {
+    /// duration (pauses excluded) over the progress — with `slicerEstimate`, starting from the
+    /// slicer's estimate asked for over Moonraker's JSON-RPC.
+    static func moonraker(instance: String, slicerEstimate: Bool = false, slug: String, name: String) -> MQTTPreset {
         var mapping = MQTTJobMapping(topics: [instance + "/klipper/status"], slug: slug, name: name)
         mapping.progress = "status.display_status.progress"
         mapping.estimate = .elapsedOverProgress
@@ -75,6 +77,11 @@ struct MQTTPreset {
             "cancelled": .init(.cancelled, "Cancelled"), "standby": .init(.idle),
         ]
         mapping.subtitle = "status.print_stats.filename"
+        if slicerEstimate {
+            mapping.slicerEstimate = .init(
+                requestTopic: instance + "/moonraker/api/request", responseTopic: instance + "/moonraker/api/response",
+                filename: "status.print_stats.filename")
+        }
         mapping.icon = "printer.fill"
         return MQTTPreset(
             mapping: mapping,

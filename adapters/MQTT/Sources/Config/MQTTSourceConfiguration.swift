@@ -51,7 +51,9 @@ public struct MQTTSourceConfiguration: Sendable {
     /// Every topic filter the session subscribes to.
     public var topicFilters: [String] {
         var filters: [String] = []
-        for filter in jobs.flatMap(\.topics) + availability.map(\.topic) where !filters.contains(filter) {
+        let topics =
+            jobs.flatMap(\.topics) + jobs.compactMap(\.slicerEstimate?.responseTopic) + availability.map(\.topic)
+        for filter in topics where !filters.contains(filter) {
             filters.append(filter)
         }
         return filters

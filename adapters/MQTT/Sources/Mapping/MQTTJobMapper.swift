@@ -22,6 +22,14 @@ public struct MQTTJobMapper: Sendable {
         /// After a run that ended well: the durations of the past runs, this one last (for
         /// `past-runs` estimates; the adapter keeps them across restarts).
         public var pastRuns: [Double]?
+        /// Messages to publish (a request for the slicer's estimate).
+        public var requests: [Request] = []
+    }
+
+    /// A message the job publishes to its source.
+    public struct Request: Sendable, Hashable {
+        public var topic: String
+        public var payload: String
     }
 
     private(set) var document: JSONValue = .object([:])
@@ -37,20 +45,35 @@ public struct MQTTJobMapper: Sendable {
     private var offlineShown = false
     /// Durations of past runs that ended well, newest last (at most `pastRunsKept`).
     public private(set) var pastRuns: [Double]
+    /// When the document's values were true (its last message).
+    private var documentAt: Double?
+    /// The slicer's estimates of whole prints by file name (at most `slicerTimesKept`).
+    private var slicerTimes: [String: Double] = [:]
+    /// The file whose estimate this run asked for (asked once, again after a reconnection).
+    private var askedFor: String?
+    /// Requests not yet answered: JSON-RPC id → file name.
+    private var pending: [Int: String] = [:]
+    private var nextRequestID: Int
+
+    static let slicerTimesKept = 16
 
     static let pastRunsKept = 10
     /// Runs needed before `past-runs` gives an estimate.
     static let pastRunsNeeded = 3
 
-    public init(mapping: MQTTJobMapping, offlineGrace: Double = 60, pastRuns: [Double] = []) {
+    /// `requestIDs`: where this job's JSON-RPC ids start (the adapter picks a random base, so
+    /// two bridges on one printer do not take each other's answers for their own).
+    public init(mapping: MQTTJobMapping, offlineGrace: Double = 60, pastRuns: [Double] = [], requestIDs: Int = 0) {
         self.mapping = mapping
         self.offlineGrace = offlineGrace
         self.pastRuns = Array(pastRuns.suffix(Self.pastRunsKept))
+        nextRequestID = requestIDs + 1
     }
 
     /// True when `topic` is one of this job's.
     public func follows(_ topic: String) -> Bool {
-        mapping.topics.contains { MQTTTopicFilter.matches($0, topic: topic) }
+        topic == mapping.slicerEstimate?.responseTopic
+            || mapping.topics.contains { MQTTTopicFilter.matches($0, topic: topic) }
     }
 
     // MARK: - Inputs
@@ -58,6 +81,7 @@ public struct MQTTJobMapper: Sendable {
     /// A message on one of the job's topics.
     public mutating func receive(topic: String, payload: [UInt8], at t: Double) -> Output {
         guard follows(topic) else { return Output() }
+        if topic == mapping.slicerEstimate?.responseTopic { return answer(payload, at: t) }
         let json: JSONValue
         do {
             json = try JSONParser.parse(String(decoding: payload, as: UTF8.self))
@@ -69,6 +93,7 @@ public struct MQTTJobMapper: Sendable {
         }
         for (path, expected) in mapping.match where path.value(in: json) != expected { return Output() }
         document = Self.merged(document, json)
+        documentAt = t
         offlineSince = nil
         offlineShown = false
         return evaluate(at: t, problems: [])
@@ -92,7 +117,9 @@ public struct MQTTJobMapper: Sendable {
     public mutating func availability(online: Bool, at t: Double) -> Output {
         if online {
             offlineSince = nil
-            guard offlineShown else { return Output() }
+            // A source back (or the broker again) may not have had the question: ask again.
+            askedFor = nil
+            guard offlineShown else { return ask() }
             offlineShown = false
             return evaluate(at: t, problems: [])
         }
@@ -152,11 +179,13 @@ public struct MQTTJobMapper: Sendable {
             startedAt = nil
             thresholdSince = nil
             lastProgress = nil
+            askedFor = nil
         case (false, _):
             break
         }
         if running {
             problems += readProblems()
+            output.requests = ask().requests
         }
         if problems.isEmpty {
             lastProblem = nil
@@ -239,6 +268,14 @@ public struct MQTTJobMapper: Sendable {
         switch mapping.estimate {
         case .elapsedOverProgress:
             let elapsed = mapping.elapsed.flatMap { $0.value(in: document)?.doubleValue } ?? startedAt.map { t - $0 }
+            if let elapsed, let file = printedFile, let total = slicerTimes[file] {
+                // The slicer knows the first layers are slow, the progress does not; the progress
+                // knows this printer and this spool. Start from the slicer, end with the progress.
+                let fromSlicer = max(0, total - elapsed)
+                guard let progress, progress >= 0.01 else { return .remaining(fromSlicer) }
+                guard progress < 1 else { return nil }
+                return .remaining((1 - progress) * fromSlicer + progress * (elapsed / progress - elapsed))
+            }
             guard let elapsed, let progress, progress >= 0.01, progress < 1 else { return nil }
             return .remaining(elapsed / progress - elapsed)
         case .pastRuns:
@@ -248,6 +285,62 @@ public struct MQTTJobMapper: Sendable {
         case nil:
             return nil
         }
+    }
+
+    // MARK: - The slicer's estimate
+
+    /// The printed file's name, when the job asks for slicer estimates.
+    private var printedFile: String? {
+        guard let slicer = mapping.slicerEstimate, let value = slicer.filename.value(in: document) else { return nil }
+        let name = Self.text(value)
+        return name.isEmpty ? nil : name
+    }
+
+    /// A request for the printed file's estimate, unless it is known or already asked for.
+    private mutating func ask() -> Output {
+        var output = Output()
+        guard running, let slicer = mapping.slicerEstimate, let file = printedFile, slicerTimes[file] == nil,
+            askedFor != file
+        else { return output }
+        askedFor = file
+        let id = nextRequestID
+        nextRequestID += 1
+        pending[id] = file
+        if pending.count > Self.slicerTimesKept, let oldest = pending.keys.min() { pending[oldest] = nil }
+        let request: JSONValue = .object([
+            "jsonrpc": .string("2.0"), "method": .string("server.files.metadata"),
+            "params": .object(["filename": .string(file)]), "id": .number(Double(id)),
+        ])
+        output.requests = [Request(topic: slicer.requestTopic, payload: JSONWriter.string(request))]
+        return output
+    }
+
+    /// A JSON-RPC answer on the response topic: a file's metadata (ours, or another client's for
+    /// the same file — the estimate is the same), or an error for one of ours. Answers to other
+    /// clients' other questions are not this job's business.
+    private mutating func answer(_ payload: [UInt8], at t: Double) -> Output {
+        guard let json = try? JSONParser.parse(String(decoding: payload, as: UTF8.self)) else { return Output() }
+        let ours = json["id"]?.doubleValue.flatMap { pending.removeValue(forKey: Int(exactly: $0) ?? -1) }
+        if let ours, let error = json["error"] {
+            let message = error["message"].map { Self.text($0) } ?? JSONWriter.string(error)
+            return report("Moonraker could not give the slicer's estimate for \(ours): \(message)")
+        }
+        guard let result = json["result"]?.objectValue, let file = result["filename"]?.stringValue ?? ours else {
+            return Output()
+        }
+        guard let total = result["estimated_time"]?.doubleValue, total > 0 else {
+            guard ours != nil else { return Output() }
+            return report("\(file) has no slicer estimate in its metadata; the estimate is from the progress")
+        }
+        if slicerTimes[file] == nil, slicerTimes.count >= Self.slicerTimesKept, let any = slicerTimes.keys.first {
+            slicerTimes[any] = nil
+        }
+        slicerTimes[file] = total
+        var output = Output()
+        if running, meaning == .active, file == printedFile {
+            output.updates.append(update(phase: .active, label: label, at: documentAt ?? t))
+        }
+        return output
     }
 
     private mutating func report(_ problem: String) -> Output {

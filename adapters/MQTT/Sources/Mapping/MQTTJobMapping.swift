@@ -69,6 +69,22 @@ public struct MQTTJobMapping: Sendable, Hashable {
         case pastRuns = "past-runs"
     }
 
+    /// The slicer's estimate of a file's print time, asked for over Moonraker's JSON-RPC
+    /// (`server.files.metadata` → `estimated_time`) once per print.
+    public struct SlicerEstimate: Sendable, Hashable {
+        /// Where requests go (`<instance>/moonraker/api/request`) and answers come from.
+        public var requestTopic: String
+        public var responseTopic: String
+        /// The printed file's name in the job's document (`status.print_stats.filename`).
+        public var filename: JSONPath
+
+        public init(requestTopic: String, responseTopic: String, filename: JSONPath) {
+            self.requestTopic = requestTopic
+            self.responseTopic = responseTopic
+            self.filename = filename
+        }
+    }
+
     /// Topic filters (`+` and `#` allowed) whose messages feed this job.
     public var topics: [String]
     /// Payload fields that must have these values for a message to count (`{"_event": …}`).
@@ -80,6 +96,9 @@ public struct MQTTJobMapping: Sendable, Hashable {
     public var estimate: Estimate?
     /// Seconds the job has been running (for `elapsed-over-progress`); nil: since the card started.
     public var elapsed: JSONPath?
+    /// With `elapsed-over-progress`: the slicer's estimate of the whole print, which the
+    /// estimate starts from and leaves as the progress grows.
+    public var slicerEstimate: SlicerEstimate?
     /// The raw state value and what each value means.
     public var state: JSONPath?
     public var states: [String: StateEntry] = [:]
