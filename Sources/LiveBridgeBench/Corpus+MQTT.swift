@@ -23,6 +23,15 @@ extension Corpus {
             return replay(moonraker(&r), base: base)
         },
         Family(
+            name: "moonraker-slicer",
+            summary:
+                "the Moonraker print with slicerEstimate: the slicer's print time (10–30 % long to 10 % short) from the JSON-RPC answer",
+            kind: .print
+        ) { seed, base in
+            var r = BenchRandom(seed: seed)
+            return replay(moonraker(&r, slicerEstimate: true), base: base)
+        },
+        Family(
             name: "power-plug",
             summary: "washer on a Zigbee plug: power reports every 10–60 s, soak pauses under the end hold",
             kind: .washer
@@ -102,11 +111,13 @@ extension Corpus {
 
     /// A Klipper print through Moonraker: one full status, then deltas every `status_interval`
     /// (1–5 s) with the file-position progress (bytes, not time: sections differ) and the print
-    /// duration (pauses excluded); 0–1 pause; complete, or cancelled or an error part-way.
-    static func moonraker(_ r: inout BenchRandom) -> [String] {
+    /// duration (pauses excluded); 0–1 pause; complete, or cancelled or an error part-way. With
+    /// `slicerEstimate`, Moonraker answers the source's metadata request with the slicer's time,
+    /// which the print runs short of by up to 30 % or over by up to 10 %.
+    static func moonraker(_ r: inout BenchRandom, slicerEstimate: Bool = false) -> [String] {
         let seconds = r.uniform(20...360) * 60
         // Bytes per section vs the time it takes: the file position runs ahead or behind the clock.
-        let (weights, actual) = sections(&r, seconds: seconds, bias: 0)
+        let (weights, actual) = sections(&r, seconds: seconds, bias: slicerEstimate ? r.uniform(-0.3...0.1) : 0)
         let total = actual.reduce(0, +)
         let interval = r.uniform(1...5).rounded()
         let outcome = r.uniform(0...1)
@@ -114,7 +125,9 @@ extension Corpus {
         var pause: (at: Double, length: Double)? =
             r.uniform(0...1) < 0.5 ? (r.uniform(0.1...0.9) * total, r.uniform(60...900)) : nil
         let topic = "voron/klipper/status"
-        var lines = [#"{"mqtt": {"preset": "moonraker", "instance": "voron", "slug": "job"}}"#]
+        var lines = [
+            #"{"mqtt": {"preset": "moonraker", "instance": "voron", "slug": "job", "slicerEstimate": \#(slicerEstimate)}}"#
+        ]
         var t = 0.0
         let clockOffset = r.uniform(1000...900_000)
         lines.append(
@@ -122,6 +135,13 @@ extension Corpus {
                 t, topic,
                 #"{"eventtime":\#(clockOffset),"status":{"print_stats":{"state":"printing","filename":"cube.gcode","print_duration":0},"display_status":{"progress":0},"virtual_sdcard":{"progress":0,"is_active":true}}}"#
             ))
+        if slicerEstimate {
+            lines.append(
+                line(
+                    0.3, "voron/moonraker/api/response",
+                    #"{"jsonrpc":"2.0","result":{"filename":"cube.gcode","estimated_time":\#(seconds.rounded()),"slicer":"PrusaSlicer"},"id":1}"#
+                ))
+        }
         var printed = 0.0
         while printed < total {
             t += interval
