@@ -33,7 +33,7 @@ final class LineTap: Sendable {
 
 @Suite("livebridge demo", .serialized)
 struct DemoTests {
-    @Test("plays all three sources once through the real mapping and exits cleanly")
+    @Test("plays all four sources once through the real mapping and exits cleanly")
     func playsOnce() async throws {
         let tap = LineTap()
         // 150×: faster, a millisecond of scheduling becomes most of a second of demo time, and the
@@ -43,7 +43,7 @@ struct DemoTests {
         let lines = tap.all.withLock { $0 }
         #expect(status == 0, "\(lines.suffix(5))")
         #expect(lines.first?.contains("open http://127.0.0.1:") == true)
-        for slug in ["sabnzbd-demo", "bambu-demo", "ha-washer"] {
+        for slug in ["sabnzbd-demo", "bambu-demo", "ha-washer", "klipper-demo"] {
             #expect(lines.contains { $0.contains("\(slug) #") && $0.contains(" seed (") }, "\(slug) never started")
             #expect(
                 lines.contains { $0.contains(slug) && $0.contains(" end (end) state=ended") }, "\(slug) never ended")
@@ -51,6 +51,7 @@ struct DemoTests {
         #expect(lines.contains { $0.contains("Paused: filament runout") })
         #expect(lines.contains { $0.contains("Extracting") })
         #expect(lines.contains { $0.contains("Rinsing") })
+        #expect(lines.contains { $0.contains("klipper-demo") && $0.contains("voron_cube.gcode · ends") })
         #expect(lines.last?.hasPrefix("demo stopped after 1 round(s)") == true)
     }
 
@@ -61,7 +62,7 @@ struct DemoTests {
         #expect(tap.all.withLock { $0.joined() }.contains("did you mean --speed?"))
     }
 
-    @Test("the demo page shows the three jobs in a real browser")
+    @Test("the demo page shows the four jobs in a real browser")
     func pageInBrowser() async throws {
         let browser = try HeadlessBrowser()
         let tap = LineTap()
@@ -72,9 +73,9 @@ struct DemoTests {
         let opened = try #require(await tap.first(containing: "open http://"))
         let url = try #require(opened.split(separator: " ").first { $0.hasPrefix("http://") }).description
         // Wait until every source has started on the phone (the console prints each push).
-        #expect(await tap.first(containing: "ha-washer #") != nil)
+        #expect(await tap.first(containing: "klipper-demo #") != nil)
         let dom = try await browser.dumpDOM(url, virtualTimeBudget: 1200)
-        for slug in ["sabnzbd-demo", "bambu-demo", "ha-washer"] {
+        for slug in ["sabnzbd-demo", "bambu-demo", "ha-washer", "klipper-demo"] {
             #expect(dom.contains("data-slug=\"\(slug)\""), "no card for \(slug)")
         }
         #expect(dom.contains("Downloading") && dom.contains("Washing"))

@@ -91,8 +91,10 @@ struct SourceRegistryTests {
     func demoScenarios() throws {
         let updates = try DemoCommand.scenario(base: 1000, registry: registry)
         let firstSeen = Dictionary(grouping: updates, by: \.slug).mapValues { $0.compactMap(\.observedAt).min() ?? 0 }
-        #expect(firstSeen["tick-demo"] == 1000 + 3 * DemoCommand.stagger, "the fourth demo: the MQTT source has none")
-        for slug in ["sabnzbd-demo", "bambu-demo", "ha-washer"] { #expect(firstSeen[slug] != nil, "\(slug)") }
+        #expect(firstSeen["tick-demo"] == 1000 + 4 * DemoCommand.stagger, "the fifth demo, after the standard four")
+        for slug in ["sabnzbd-demo", "bambu-demo", "ha-washer", "klipper-demo"] {
+            #expect(firstSeen[slug] != nil, "\(slug)")
+        }
         #expect(updates.map { $0.observedAt ?? 0 } == updates.map { $0.observedAt ?? 0 }.sorted())
     }
 }

@@ -7,7 +7,10 @@ public enum MQTTSource {
     public static var descriptor: SourceDescriptor {
         SourceDescriptor(
             type: "mqtt", summary: "jobs from any MQTT broker's JSON (OctoPrint, Klipper/Moonraker, power plugs)",
-            replay: replayFormat
+            replay: replayFormat,
+            demo: DemoScenario(summary: "a Klipper print through Moonraker (the slicer's estimate, a pause)") { base in
+                try MQTTReplay.updates(lines: MQTTDemo.lines(), base: base)
+            }
         ) { entry, _ in
             guard let configuration = MQTTSourceConfiguration.read(entry) else { return nil }
             return SourceInstance(adapter: MQTTSourceAdapter(configuration: configuration))
