@@ -52,16 +52,11 @@ public actor DeliveryQueue {
     public nonisolated var healthReporter: HealthReporter { health }
     private let ledger: BudgetLedger?
     private var observer = DeliveryObserver()
-    private var jitter: JitterSource
+    /// Breaker, rate limit, quota and authentication gates: the one place faults are judged.
+    private var faults: DeliveryFaults
 
     private var slugs: [String: SlugState] = [:]
     private var inFlight: Set<String> = []
-    private var consecutiveFaults = 0
-    private var breakerOpenUntil: Double?
-    private var breakerCooldown: Double
-    private var quotaUntil: Double?
-    private var authenticationUntil: Double?
-    private var rateLimitedUntil: Double?
     private var driver: Task<Void, Never>?
     private var wakeup: CheckedContinuation<Void, Never>?
     private var idleWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
@@ -78,8 +73,9 @@ public actor DeliveryQueue {
         self.metrics = metrics
         self.health = health
         self.ledger = ledger
-        self.breakerCooldown = policy.breakerCooldown
-        self.jitter = JitterSource(seed: jitterSeed == 0 ? UInt64(abs(clock.now) * 1000) | 1 : jitterSeed)
+        faults = DeliveryFaults(
+            policy: policy, sink: sink.name,
+            jitter: JitterSource(seed: jitterSeed == 0 ? UInt64(abs(clock.now) * 1000) | 1 : jitterSeed))
     }
 
     /// Sets who hears about delivered and dropped frames.
@@ -94,10 +90,10 @@ public actor DeliveryQueue {
     public func pending(_ slug: String) -> [ActivityFrame] { slugs[slug]?.frames ?? [] }
 
     /// True while the monthly quota is spent.
-    public var isQuotaExhausted: Bool { (quotaUntil ?? -.infinity) > clock.now }
+    public var isQuotaExhausted: Bool { (faults.quotaUntil ?? -.infinity) > clock.now }
 
     /// True while the circuit breaker is open.
-    public var isBreakerOpen: Bool { breakerOpenUntil != nil }
+    public var isBreakerOpen: Bool { faults.breakerOpenUntil != nil }
 
     /// Queues a frame; it merges into the last waiting frame of its slug when it can.
     public func enqueue(_ frame: ActivityFrame) {
@@ -192,7 +188,7 @@ public actor DeliveryQueue {
 
     private func hasDueWork() -> Bool {
         let now = clock.now
-        if let gate = gate(), gate > now { return false }
+        if let gate = faults.gate, gate > now { return false }
         return slugs.contains { slug, state in
             !state.frames.isEmpty && !inFlight.contains(slug) && state.nextAttempt <= now
         }
@@ -203,12 +199,12 @@ public actor DeliveryQueue {
     @discardableResult
     public func pump() async -> Double? {
         let now = clock.now
-        if let gate = gate(), gate > now { return nextWake() }
+        if let gate = faults.gate, gate > now { return nextWake() }
         let due = slugs.filter { slug, state in
             !state.frames.isEmpty && !inFlight.contains(slug) && state.nextAttempt <= now
         }.keys.sorted()
         // With the breaker open, one probe goes through; the rest wait for its verdict.
-        let batch = breakerOpenUntil != nil ? Array(due.prefix(1)) : due
+        let batch = faults.breakerOpenUntil != nil ? Array(due.prefix(1)) : due
         guard !batch.isEmpty else { return nextWake() }
         var heads: [(String, ActivityFrame)] = []
         for slug in batch {
@@ -252,7 +248,7 @@ public actor DeliveryQueue {
         let waiting = slugs.filter { !$0.value.frames.isEmpty }
         guard !waiting.isEmpty else { return nil }
         let earliest = waiting.values.map(\.nextAttempt).min() ?? clock.now
-        return max(earliest, gate() ?? -.infinity)
+        return max(earliest, faults.gate ?? -.infinity)
     }
 
     /// Waits until every frame is delivered or given up, or until `deadline`; true when idle.
@@ -299,11 +295,6 @@ public actor DeliveryQueue {
         for waiter in waiters.values { waiter.resume() }
     }
 
-    /// When the sink may next be called at all, if not now.
-    private func gate() -> Double? {
-        [quotaUntil, authenticationUntil, breakerOpenUntil, rateLimitedUntil].compactMap { $0 }.max()
-    }
-
     // MARK: - Results
 
     private func removeHead(_ slug: String) {
@@ -316,19 +307,8 @@ public actor DeliveryQueue {
 
     private func delivered(slug: String, frame: ActivityFrame, receipt: DeliveryReceipt) async {
         removeHead(slug)
-        if breakerOpenUntil != nil || consecutiveFaults > 0 || quotaUntil != nil {
-            logger.info("push service accepting again", ["sink": sink.name])
-        }
-        consecutiveFaults = 0
-        breakerOpenUntil = nil
-        breakerCooldown = policy.breakerCooldown
-        quotaUntil = nil
-        authenticationUntil = nil
-        rateLimitedUntil = nil
         health.noteEvent()
-        health.set(.ok)
-        health.setDetail("breaker", nil)
-        health.setDetail("quota", nil)
+        perform(faults.accepted())
         metrics.increment("livebridge_pushes_sent_total", ["sink": sink.name, "slug": slug])
         metrics.increment("livebridge_requests_total", ["sink": sink.name], by: Double(receipt.requests))
         metrics.set("livebridge_delivery_queue_frames", ["sink": sink.name], Double(pendingCount))
@@ -342,79 +322,33 @@ public actor DeliveryQueue {
     }
 
     private func failed(slug: String, frame: ActivityFrame, error: SinkError) async {
-        let now = clock.now
         metrics.increment("livebridge_pushes_failed_total", ["sink": sink.name, "reason": Self.label(error.kind)])
         guard var state = slugs[slug] else { return }
         state.attempts += 1
-        let attempt = state.attempts
-        let outOfAttempts = policy.maximumAttempts.map { attempt >= $0 } ?? false
-        switch error.kind {
-        case .unavailable:
-            consecutiveFaults += 1
-            if outOfAttempts {
-                slugs[slug] = state
-                await drop(slug: slug, frame: frame, error: error)
-                return
-            }
-            let delay = policy.delay(attempt: attempt, random: jitter.next())
-            state.nextAttempt = now + delay
-            if consecutiveFaults >= policy.breakerThreshold {
-                let wasOpen = breakerOpenUntil != nil
-                breakerOpenUntil = now + breakerCooldown
-                health.set(
-                    .degraded,
-                    "\(sink.name): service unavailable (\(error)); circuit open for \(Int(breakerCooldown)) s")
-                health.setDetail("breaker", "open")
-                if !wasOpen { logger.warning("circuit breaker open", ["sink": sink.name, "error": error.description]) }
-                breakerCooldown = min(policy.breakerMaximumCooldown, breakerCooldown * 2)
-            } else {
-                health.set(.degraded, "\(sink.name): \(error); retrying in \(Int(delay.rounded())) s")
-                logger.warning(
-                    "delivery failed, retrying",
-                    [
-                        "sink": sink.name, "slug": slug, "error": error.description,
-                        "retry_in_s": String(Int(delay.rounded())),
-                    ])
-            }
-        case .rateLimited(let retryAfter):
-            if outOfAttempts {
-                slugs[slug] = state
-                await drop(slug: slug, frame: frame, error: error)
-                return
-            }
-            let wait = min(policy.rateLimitCap, max(0, retryAfter))
-            state.nextAttempt = now + wait
-            rateLimitedUntil = now + wait
-            health.set(.degraded, "\(sink.name): rate limited; waiting \(Int(wait.rounded())) s")
-            logger.warning("rate limited", ["sink": sink.name, "wait_s": String(Int(wait.rounded()))])
-        case .quotaExhausted(let until):
-            let resume = until ?? CivilTime(unixSeconds: now).startOfNextMonth
-            quotaUntil = resume
-            state.attempts = 0
-            health.set(.degraded, "\(sink.name): monthly quota exhausted; holding the latest state until it resets")
-            health.setDetail("quota", "exhausted until \(LogRecord.formatTime(resume))")
-            logger.error(
-                "quota exhausted; not sending until reset", ["sink": sink.name, "reset": LogRecord.formatTime(resume)])
-            if policy.maximumAttempts != nil {
-                slugs[slug] = state
-                await drop(slug: slug, frame: frame, error: error)
-                return
-            }
-        case .authentication:
-            authenticationUntil = now + policy.authenticationPause
-            health.set(.error, "\(sink.name): \(error.message)")
-            logger.error("authentication failed; sink paused", ["sink": sink.name, "error": error.description])
-            if policy.maximumAttempts != nil {
-                slugs[slug] = state
-                await drop(slug: slug, frame: frame, error: error)
-                return
-            }
-        case .rejected:
+        let (verdict, actions) = faults.failed(error, slug: slug, attempt: state.attempts, now: clock.now)
+        perform(actions)
+        switch verdict {
+        case .retry(let time):
+            state.nextAttempt = time
+            slugs[slug] = state
+        case .hold(let resettingAttempts):
+            if resettingAttempts { state.attempts = 0 }
+            slugs[slug] = state
+        case .drop:
             slugs[slug] = state
             await drop(slug: slug, frame: frame, error: error)
-            return
         }
-        slugs[slug] = state
+    }
+
+    /// Does what the fault state machine says, in order.
+    private func perform(_ actions: [DeliveryFaults.Action]) {
+        for action in actions {
+            switch action {
+            case .health(let status, let message): health.set(status, message)
+            case .detail(let key, let value): health.setDetail(key, value)
+            case .log(let level, let message, let metadata): logger.log(level, message, metadata)
+            }
+        }
     }
 
     private func drop(slug: String, frame: ActivityFrame, error: SinkError) async {

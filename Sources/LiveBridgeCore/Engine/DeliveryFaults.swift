@@ -1,0 +1,133 @@
+/// What delivery knows about one sink's faults, as a state machine: each result goes in, the
+/// frame's verdict and the actions to perform (health, logs) come out. Pure (the time and the
+/// error are arguments, the jitter is its own seeded source), so every path is tested without a
+/// sink; `DeliveryQueue` performs the actions.
+///
+/// The sink may be called when no gate is closed: an open circuit breaker (after
+/// `breakerThreshold` unavailable faults in a row; its cooldown doubles while the service stays
+/// down, up to `breakerMaximumCooldown`), a 429's wait, a spent quota until its reset, an
+/// authentication pause. Any accepted frame opens every gate.
+struct DeliveryFaults: Sendable {
+    /// What happens to the frame that failed.
+    enum Verdict: Equatable, Sendable {
+        /// Send it again at this time.
+        case retry(at: Double)
+        /// Keep it at the head until the gates open (a spent quota resets the frame's attempts).
+        case hold(resettingAttempts: Bool)
+        /// Give it up and report it (refused for good, or out of attempts).
+        case drop
+    }
+
+    /// What the queue does about it, in order.
+    enum Action: Equatable, Sendable {
+        case health(HealthStatus, String?)
+        case detail(String, String?)
+        case log(LogLevel, String, [String: String])
+    }
+
+    let policy: RetryPolicy
+    let sink: String
+    private(set) var consecutiveFaults = 0
+    private(set) var breakerOpenUntil: Double?
+    private(set) var breakerCooldown: Double
+    private(set) var quotaUntil: Double?
+    private(set) var authenticationUntil: Double?
+    private(set) var rateLimitedUntil: Double?
+    private var jitter: JitterSource
+
+    init(policy: RetryPolicy, sink: String, jitter: JitterSource) {
+        self.policy = policy
+        self.sink = sink
+        self.jitter = jitter
+        breakerCooldown = policy.breakerCooldown
+    }
+
+    /// When the sink may next be called at all, if not now.
+    var gate: Double? {
+        [quotaUntil, authenticationUntil, breakerOpenUntil, rateLimitedUntil].compactMap { $0 }.max()
+    }
+
+    /// The service accepted a frame: every gate opens.
+    mutating func accepted() -> [Action] {
+        var actions: [Action] = []
+        if breakerOpenUntil != nil || consecutiveFaults > 0 || quotaUntil != nil {
+            actions.append(.log(.info, "push service accepting again", ["sink": sink]))
+        }
+        consecutiveFaults = 0
+        breakerOpenUntil = nil
+        breakerCooldown = policy.breakerCooldown
+        quotaUntil = nil
+        authenticationUntil = nil
+        rateLimitedUntil = nil
+        actions += [.health(.ok, nil), .detail("breaker", nil), .detail("quota", nil)]
+        return actions
+    }
+
+    /// A frame for `slug` failed with `error` on its `attempt`-th try (1-based) at `now`.
+    mutating func failed(_ error: SinkError, slug: String, attempt: Int, now: Double) -> (Verdict, [Action]) {
+        let outOfAttempts = policy.maximumAttempts.map { attempt >= $0 } ?? false
+        switch error.kind {
+        case .unavailable:
+            consecutiveFaults += 1
+            if outOfAttempts { return (.drop, []) }
+            let delay = policy.delay(attempt: attempt, random: jitter.next())
+            guard consecutiveFaults >= policy.breakerThreshold else {
+                return (
+                    .retry(at: now + delay),
+                    [
+                        .health(.degraded, "\(sink): \(error); retrying in \(Int(delay.rounded())) s"),
+                        .log(
+                            .warning, "delivery failed, retrying",
+                            [
+                                "sink": sink, "slug": slug, "error": error.description,
+                                "retry_in_s": String(Int(delay.rounded())),
+                            ]),
+                    ]
+                )
+            }
+            let wasOpen = breakerOpenUntil != nil
+            breakerOpenUntil = now + breakerCooldown
+            var actions: [Action] = [
+                .health(
+                    .degraded, "\(sink): service unavailable (\(error)); circuit open for \(Int(breakerCooldown)) s"),
+                .detail("breaker", "open"),
+            ]
+            if !wasOpen {
+                actions.append(.log(.warning, "circuit breaker open", ["sink": sink, "error": error.description]))
+            }
+            breakerCooldown = min(policy.breakerMaximumCooldown, breakerCooldown * 2)
+            return (.retry(at: now + delay), actions)
+        case .rateLimited(let retryAfter):
+            if outOfAttempts { return (.drop, []) }
+            let wait = min(policy.rateLimitCap, max(0, retryAfter))
+            rateLimitedUntil = now + wait
+            return (
+                .retry(at: now + wait),
+                [
+                    .health(.degraded, "\(sink): rate limited; waiting \(Int(wait.rounded())) s"),
+                    .log(.warning, "rate limited", ["sink": sink, "wait_s": String(Int(wait.rounded()))]),
+                ]
+            )
+        case .quotaExhausted(let until):
+            let resume = until ?? CivilTime(unixSeconds: now).startOfNextMonth
+            quotaUntil = resume
+            let actions: [Action] = [
+                .health(.degraded, "\(sink): monthly quota exhausted; holding the latest state until it resets"),
+                .detail("quota", "exhausted until \(LogRecord.formatTime(resume))"),
+                .log(
+                    .error, "quota exhausted; not sending until reset",
+                    ["sink": sink, "reset": LogRecord.formatTime(resume)]),
+            ]
+            return (policy.maximumAttempts != nil ? .drop : .hold(resettingAttempts: true), actions)
+        case .authentication:
+            authenticationUntil = now + policy.authenticationPause
+            let actions: [Action] = [
+                .health(.error, "\(sink): \(error.message)"),
+                .log(.error, "authentication failed; sink paused", ["sink": sink, "error": error.description]),
+            ]
+            return (policy.maximumAttempts != nil ? .drop : .hold(resettingAttempts: false), actions)
+        case .rejected:
+            return (.drop, [])
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Testing
+
+@testable import LiveBridgeCore
+
+/// The fault state machine on its own: each result in, the verdict and the actions out.
+@Suite("Delivery faults as a state machine")
+struct DeliveryFaultsTests {
+    static func machine(_ configure: (inout RetryPolicy) -> Void = { _ in }) -> DeliveryFaults {
+        var policy = RetryPolicy()
+        policy.jitter = 0
+        configure(&policy)
+        return DeliveryFaults(policy: policy, sink: "pushward", jitter: JitterSource(seed: 7))
+    }
+
+    static let unavailable = SinkError(.unavailable, status: 503, message: "service unavailable")
+
+    @Test("unavailable: backs off per attempt; the breaker opens at the threshold, its cooldown doubles to the cap")
+    func breaker() {
+        var faults = Self.machine {
+            $0.breakerThreshold = 3
+            $0.breakerCooldown = 30
+            $0.breakerMaximumCooldown = 100
+        }
+        let (first, firstActions) = faults.failed(Self.unavailable, slug: "a", attempt: 1, now: 1000)
+        #expect(first == .retry(at: 1001))
+        #expect(firstActions.first == .health(.degraded, "pushward: \(Self.unavailable); retrying in 1 s"))
+        #expect(faults.gate == nil, "one fault closes no gate")
+        _ = faults.failed(Self.unavailable, slug: "b", attempt: 1, now: 1000)
+        let (third, opened) = faults.failed(Self.unavailable, slug: "a", attempt: 2, now: 1002)
+        #expect(third == .retry(at: 1004))
+        #expect(opened.contains(.detail("breaker", "open")))
+        #expect(opened.contains { if case .log(.warning, "circuit breaker open", _) = $0 { true } else { false } })
+        #expect(faults.breakerOpenUntil == 1032 && faults.gate == 1032)
+        // Still down: the cooldown doubles (60, then capped at 100); the warning is said once.
+        let (_, again) = faults.failed(Self.unavailable, slug: "a", attempt: 3, now: 1032)
+        #expect(faults.breakerOpenUntil == 1092)
+        #expect(!again.contains { if case .log = $0 { true } else { false } })
+        _ = faults.failed(Self.unavailable, slug: "a", attempt: 4, now: 1092)
+        #expect(faults.breakerOpenUntil == 1192)
+        _ = faults.failed(Self.unavailable, slug: "a", attempt: 5, now: 1192)
+        #expect(faults.breakerOpenUntil == 1292, "capped at breakerMaximumCooldown")
+        // Accepted: every gate opens, the cooldown starts over, and the recovery is said.
+        let recovered = faults.accepted()
+        #expect(recovered.first == .log(.info, "push service accepting again", ["sink": "pushward"]))
+        #expect(recovered.contains(.health(.ok, nil)) && recovered.contains(.detail("breaker", nil)))
+        #expect(faults.gate == nil && faults.consecutiveFaults == 0 && faults.breakerCooldown == 30)
+        #expect(faults.accepted().first == .health(.ok, nil), "nothing to recover from: no log line")
+    }
+
+    @Test("a 429 waits its Retry-After, capped; a spent quota holds until the reset; authentication pauses")
+    func gates() {
+        var faults = Self.machine { $0.rateLimitCap = 120 }
+        let (limited, _) = faults.failed(
+            SinkError(.rateLimited(retryAfter: 42), status: 429, message: "slow down"), slug: "a", attempt: 1, now: 0)
+        #expect(limited == .retry(at: 42) && faults.gate == 42)
+        let (capped, _) = faults.failed(
+            SinkError(.rateLimited(retryAfter: 86_400), status: 429, message: "slow down"), slug: "a", attempt: 2,
+            now: 50)
+        #expect(capped == .retry(at: 170))
+        let reset = 1_800_000_000.0
+        let (quota, quotaActions) = faults.failed(
+            SinkError(.quotaExhausted(until: reset), status: 429, message: "quota"), slug: "a", attempt: 3, now: 60)
+        #expect(quota == .hold(resettingAttempts: true))
+        #expect(faults.gate == reset)
+        #expect(quotaActions.contains(.detail("quota", "exhausted until \(LogRecord.formatTime(reset))")))
+        // Without a stated reset: the start of the next month (UTC).
+        var monthly = Self.machine()
+        _ = monthly.failed(SinkError(.quotaExhausted(until: nil), message: "quota"), slug: "a", attempt: 1, now: 0)
+        #expect(monthly.quotaUntil == CivilTime(unixSeconds: 0).startOfNextMonth)
+        var refused = Self.machine { $0.authenticationPause = 900 }
+        let (auth, authActions) = refused.failed(
+            SinkError(.authentication, status: 401, message: "bad token"), slug: "a", attempt: 1, now: 10)
+        #expect(auth == .hold(resettingAttempts: false))
+        #expect(refused.gate == 910)
+        #expect(authActions.first == .health(.error, "pushward: bad token"))
+    }
+
+    @Test("drops: a refusal at once; with maximumAttempts, the last attempt and any quota or authentication failure")
+    func drops() {
+        var faults = Self.machine()
+        #expect(
+            faults.failed(SinkError(.rejected, status: 422, message: "invalid"), slug: "a", attempt: 1, now: 0).0
+                == .drop)
+        var bounded = Self.machine { $0.maximumAttempts = 2 }
+        #expect(bounded.failed(Self.unavailable, slug: "a", attempt: 1, now: 0).0 == .retry(at: 1))
+        #expect(bounded.failed(Self.unavailable, slug: "a", attempt: 2, now: 1).0 == .drop)
+        #expect(
+            bounded.failed(SinkError(.rateLimited(retryAfter: 5), message: "slow"), slug: "a", attempt: 2, now: 2).0
+                == .drop)
+        #expect(
+            bounded.failed(SinkError(.quotaExhausted(until: 99), message: "q"), slug: "a", attempt: 1, now: 3).0
+                == .drop)
+        #expect(bounded.failed(SinkError(.authentication, message: "no"), slug: "a", attempt: 1, now: 4).0 == .drop)
+    }
+}
