@@ -75,6 +75,23 @@ struct DeliveryFaultsTests {
         #expect(authActions.first == .health(.error, "pushward: bad token"))
     }
 
+    @Test("a sink that keeps its own quota: delivery holds on it but leaves the health entry's quota to the sink")
+    func sinkKeepsQuota() {
+        var faults = DeliveryFaults(
+            policy: RetryPolicy(), sink: "watch", jitter: JitterSource(seed: 7), sinkKeepsQuota: true)
+        let (verdict, actions) = faults.failed(
+            SinkError(.quotaExhausted(until: 5000), status: 402, message: "free tier"), slug: "a", attempt: 1, now: 0)
+        #expect(verdict == .hold(resettingAttempts: true))
+        #expect(faults.gate == 5000, "the gate still holds")
+        #expect(actions.isEmpty, "the sink says it: \(actions)")
+        let accepted = faults.accepted()
+        #expect(!accepted.contains(.detail("quota", nil)))
+        #expect(!accepted.contains { if case .log = $0 { true } else { false } })
+        var says = Self.machine()
+        _ = says.failed(SinkError(.quotaExhausted(until: 5000), message: "q"), slug: "a", attempt: 1, now: 0)
+        #expect(says.accepted().contains(.detail("quota", nil)))
+    }
+
     @Test("drops: a refusal at once; with maximumAttempts, the last attempt and any quota or authentication failure")
     func drops() {
         var faults = Self.machine()

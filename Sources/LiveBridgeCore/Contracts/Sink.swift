@@ -78,6 +78,10 @@ public protocol Sink: Sendable {
     /// How many of its activities the display shows at once (iOS: 5 Live Activities per app);
     /// the engine never asks for more, the others wait. Nil: no limit (the default).
     var maxOngoing: Int? { get }
+    /// True when the sink keeps its service's quota itself (remembered across restarts, said in
+    /// its own `/health` entry): delivery still holds while it is spent, and leaves the saying
+    /// to the sink, so one part writes the entry's `quota`. False (the default): delivery says it.
+    var keepsOwnQuota: Bool { get }
     /// The slugs the service took off the display for other activities (preempted), nil when it
     /// cannot say; asked when a place frees.
     func preemptedSlugs() async -> [String]?
@@ -98,6 +102,7 @@ public protocol Sink: Sendable {
 extension Sink {
     public var lifecycleLimit: Double? { nil }
     public var maxOngoing: Int? { nil }
+    public var keepsOwnQuota: Bool { false }
     public func preemptedSlugs() async -> [String]? { nil }
     public func probe() async -> ProbeResult { ProbeResult(ok: true, detail: "no probe for this sink type") }
     public func open() async {}

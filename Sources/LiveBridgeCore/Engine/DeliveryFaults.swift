@@ -27,6 +27,8 @@ struct DeliveryFaults: Sendable {
 
     let policy: RetryPolicy
     let sink: String
+    /// The sink says its own quota (`Sink.keepsOwnQuota`): the gate holds, the saying is its.
+    let sinkKeepsQuota: Bool
     private(set) var consecutiveFaults = 0
     private(set) var breakerOpenUntil: Double?
     private(set) var breakerCooldown: Double
@@ -35,9 +37,10 @@ struct DeliveryFaults: Sendable {
     private(set) var rateLimitedUntil: Double?
     private var jitter: JitterSource
 
-    init(policy: RetryPolicy, sink: String, jitter: JitterSource) {
+    init(policy: RetryPolicy, sink: String, jitter: JitterSource, sinkKeepsQuota: Bool = false) {
         self.policy = policy
         self.sink = sink
+        self.sinkKeepsQuota = sinkKeepsQuota
         self.jitter = jitter
         breakerCooldown = policy.breakerCooldown
     }
@@ -50,7 +53,7 @@ struct DeliveryFaults: Sendable {
     /// The service accepted a frame: every gate opens.
     mutating func accepted() -> [Action] {
         var actions: [Action] = []
-        if breakerOpenUntil != nil || consecutiveFaults > 0 || quotaUntil != nil {
+        if breakerOpenUntil != nil || consecutiveFaults > 0 || (quotaUntil != nil && !sinkKeepsQuota) {
             actions.append(.log(.info, "push service accepting again", ["sink": sink]))
         }
         consecutiveFaults = 0
@@ -59,7 +62,8 @@ struct DeliveryFaults: Sendable {
         quotaUntil = nil
         authenticationUntil = nil
         rateLimitedUntil = nil
-        actions += [.health(.ok, nil), .detail("breaker", nil), .detail("quota", nil)]
+        actions += [.health(.ok, nil), .detail("breaker", nil)]
+        if !sinkKeepsQuota { actions.append(.detail("quota", nil)) }
         return actions
     }
 
@@ -111,13 +115,16 @@ struct DeliveryFaults: Sendable {
         case .quotaExhausted(let until):
             let resume = until ?? CivilTime(unixSeconds: now).startOfNextMonth
             quotaUntil = resume
-            let actions: [Action] = [
-                .health(.degraded, "\(sink): monthly quota exhausted; holding the latest state until it resets"),
-                .detail("quota", "exhausted until \(LogRecord.formatTime(resume))"),
-                .log(
-                    .error, "quota exhausted; not sending until reset",
-                    ["sink": sink, "reset": LogRecord.formatTime(resume)]),
-            ]
+            let actions: [Action] =
+                sinkKeepsQuota
+                ? []
+                : [
+                    .health(.degraded, "\(sink): monthly quota exhausted; holding the latest state until it resets"),
+                    .detail("quota", "exhausted until \(LogRecord.formatTime(resume))"),
+                    .log(
+                        .error, "quota exhausted; not sending until reset",
+                        ["sink": sink, "reset": LogRecord.formatTime(resume)]),
+                ]
             return (policy.maximumAttempts != nil ? .drop : .hold(resettingAttempts: true), actions)
         case .authentication:
             authenticationUntil = now + policy.authenticationPause

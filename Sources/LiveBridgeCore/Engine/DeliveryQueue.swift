@@ -75,7 +75,8 @@ public actor DeliveryQueue {
         self.ledger = ledger
         faults = DeliveryFaults(
             policy: policy, sink: sink.name,
-            jitter: JitterSource(seed: jitterSeed == 0 ? UInt64(abs(clock.now) * 1000) | 1 : jitterSeed))
+            jitter: JitterSource(seed: jitterSeed == 0 ? UInt64(abs(clock.now) * 1000) | 1 : jitterSeed),
+            sinkKeepsQuota: sink.keepsOwnQuota)
     }
 
     /// Sets who hears about delivered and dropped frames.

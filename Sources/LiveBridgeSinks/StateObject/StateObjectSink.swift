@@ -83,6 +83,8 @@ public actor StateObjectSink: Sink {
     public nonisolated var name: String { configuration.name }
     public nonisolated var type: String { "state-object" }
     public nonisolated var displayModel: DisplayModel { .static }
+    /// The free tier's limit is remembered in the data directory and said in this sink's health.
+    public nonisolated var keepsOwnQuota: Bool { true }
 
     /// Builds the sink; `store` keeps the activity ids and state copies (the data directory),
     /// `health` is this sink's `/health` entry, where a spent free tier is shown.
