@@ -12,53 +12,7 @@ public import LiveBridgeNet
 /// starts the activity again (once per streak), a refused button styling is dropped for good,
 /// and a spent free tier stops every call until the next month.
 public actor StateObjectSink: Sink {
-    /// Settings from the sink's config entry.
-    public struct Configuration: Sendable {
-        public var name: String
-        /// Base URL without a trailing slash.
-        public var baseURL: String
-        public var apiKey: String
-        /// Header the key travels in.
-        public var apiKeyHeader: String
-        public var paths: StateObjectPaths
-        public var brand: StateObjectBrand
-        public var render: StateObjectRenderOptions
-        public var tls: TLSOptions
-        public var timeout: Double
-        /// Config path of the key, for messages (`sinks[1].apiKey`).
-        public var keyPath: String
-
-        public init(
-            name: String, baseURL: String, apiKey: String, apiKeyHeader: String = "x-api-key",
-            paths: StateObjectPaths = StateObjectPaths(), brand: StateObjectBrand = StateObjectBrand(),
-            render: StateObjectRenderOptions = StateObjectRenderOptions(), tls: TLSOptions = TLSOptions(),
-            timeout: Double = 15, keyPath: String = "apiKey"
-        ) {
-            self.name = name
-            self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
-            self.apiKey = apiKey
-            self.apiKeyHeader = apiKeyHeader
-            self.paths = paths
-            self.brand = brand
-            self.render = render
-            self.tls = tls
-            self.timeout = timeout
-            self.keyPath = keyPath
-        }
-    }
-
-    /// What the sink knows about one activity on the service (persisted per slug).
-    struct ActivityRecord: Sendable, Equatable {
-        var id: String
-        /// The service's state after our calls (our model of it).
-        var state: JSONValue
-        /// The brand object it last received.
-        var brand: JSONValue?
-        /// How it ended, remembered from the final frame for the end call.
-        var outcome: ActivityOutcome?
-        /// It was started again after a `No activity matched`, and no update has landed since.
-        var restartedAfterNotMatched = false
-    }
+    typealias ActivityRecord = StateObjectStore.ActivityRecord
 
     /// The answer to one call, once errors that the caller cannot repair have been thrown.
     enum Answer {
@@ -69,16 +23,12 @@ public actor StateObjectSink: Sink {
 
     public nonisolated let configuration: Configuration
     private let transport: any HTTPTransport
-    private let store: any StateStore
-    private let clock: any TimeSource
-    private let logger: Logger
-    private let health: HealthReporter?
-    private let storePrefix: String
-    private var records: [String: ActivityRecord] = [:]
-    private var quotaUntil: Double?
+    let clock: any TimeSource
+    let logger: Logger
+    private var persisted: StateObjectStore
+    private var quota: StateObjectQuota
     private var buttonStyling: Bool
-    private var loggedRefusals: Set<String> = []
-    private var storeFailureLogged = false
+    var loggedRefusals: Set<String> = []
 
     public nonisolated var name: String { configuration.name }
     public nonisolated var type: String { "state-object" }
@@ -94,28 +44,18 @@ public actor StateObjectSink: Sink {
     ) {
         self.configuration = configuration
         self.transport = transport
-        self.store = store
         self.clock = clock
         self.logger = logger
-        self.health = health
-        storePrefix = "state-object/" + ContentRules.slugify(configuration.name)
         Redactor.shared.register(configuration.apiKey)
-        var styling = configuration.render.buttonStyling
-        var quota: Double?
-        if let account = try? store.readJSON(storePrefix + "/account.json") {
-            if account["buttonStyling"]?.boolValue == false { styling = false }
-            quota = account["quotaUntil"]?.doubleValue
-        }
-        buttonStyling = styling
-        if let quota, quota > clock.now {
-            quotaUntil = quota
-            health?.set(.degraded, Self.quotaMessage(name: configuration.name, until: quota))
-            health?.setDetail("quota", "free tier limit reached; no calls until \(RFC3339.format(quota))")
-        }
+        persisted = StateObjectStore(store: store, name: configuration.name, logger: logger, health: health)
+        let account = persisted.account()
+        buttonStyling = configuration.render.buttonStyling && account.buttonStyling != false
+        quota = StateObjectQuota(
+            name: configuration.name, remembered: account.quotaUntil, now: clock.now, logger: logger, health: health)
     }
 
     /// True while the free tier's monthly quota is spent (no call is made until it resets).
-    public var isQuotaExhausted: Bool { (quotaUntil ?? -.infinity) > clock.now }
+    public var isQuotaExhausted: Bool { quota.isExhausted(at: clock.now) }
 
     /// The service's id for `slug`, when the sink has started it.
     public func activityID(_ slug: String) -> String? { record(slug)?.id }
@@ -191,7 +131,7 @@ public actor StateObjectSink: Sink {
     /// Checks that the service answers and takes the key, with a branding call for no activity
     /// (which changes nothing: the service answers `No activity matched` to a valid key).
     public func probe() async -> ProbeResult {
-        if let until = quotaUntil, until > clock.now {
+        if let until = quota.until, until > clock.now {
             return ProbeResult(ok: false, detail: "free tier limit reached; no calls until \(RFC3339.format(until))")
         }
         let request = StateObjectRequests.branding(
@@ -300,75 +240,21 @@ public actor StateObjectSink: Sink {
     // MARK: - Errors
 
     private func checkQuota() throws(SinkError) {
-        guard let until = quotaUntil else { return }
-        if until > clock.now {
-            throw SinkError(
-                .quotaExhausted(until: until), code: "FREE_TIER_LIMIT_REACHED", status: 402,
-                message: Self.quotaMessage(name: name, until: until))
-        }
-        quotaUntil = nil
-        saveAccount()
-        health?.setDetail("quota", nil)
-        logger.info("free tier month over; sending again")
-    }
-
-    static func quotaMessage(name: String, until: Double) -> String {
-        "\(name): the state-object free tier's monthly call limit is reached; no calls until "
-            + "\(RFC3339.format(until)) (the latest state is sent then)"
+        if try quota.check(at: clock.now) { saveAccount() }
     }
 
     /// Records what a refusal means for the sink (a spent quota) and logs a refused call once.
     private func refusal(_ error: SinkError) -> SinkError {
         switch error.kind {
         case .quotaExhausted(let until):
-            let reset = until ?? CivilTime(unixSeconds: clock.now).startOfNextMonth
-            if quotaUntil == nil { logger.error("free tier limit reached; no calls until it resets", ["sink": name]) }
-            quotaUntil = reset
+            quota.reached(until: until, now: clock.now)
             saveAccount()
-            health?.set(.degraded, Self.quotaMessage(name: name, until: reset))
-            health?.setDetail("quota", "free tier limit reached; no calls until \(RFC3339.format(reset))")
         case .rejected:
-            let key = "\(error.status ?? 0) \(error.message)"
-            if loggedRefusals.count >= 64 { loggedRefusals.removeAll() }
-            if loggedRefusals.insert(key).inserted {
-                logger.error("state-object service refused a call", ["sink": name, "error": error.description])
-            } else {
-                logger.debug("state-object service refused a call again", ["sink": name, "error": error.description])
-            }
+            logRefusal(error)
         default:
             break
         }
         return error
-    }
-
-    /// Maps an error answer (the service's error table, and the reactions the project chose).
-    func classify(_ response: HTTPResponse, problem: StateObjectProblem, slug: String?) -> SinkError {
-        let subject = slug.map { " for \($0)" } ?? ""
-        let summary = problem.summary
-        let code = problem.messages.first
-        switch response.status {
-        case 401:
-            let hint =
-                problem.has("API_KEY_REQUIRED")
-                ? "the service received no API key — set \(configuration.keyPath)"
-                    + (configuration.apiKeyHeader.lowercased() == "x-api-key"
-                        ? "" : " (sent as \(configuration.apiKeyHeader))")
-                : "the service refused the API key — check \(configuration.keyPath)"
-            return SinkError(
-                .authentication, code: code ?? "INVALID_API_KEY", status: 401, message: "\(hint) (\(summary))")
-        case 402 where problem.has("FREE_TIER_LIMIT_REACHED"):
-            let reset = CivilTime(unixSeconds: clock.now).startOfNextMonth
-            return SinkError(
-                .quotaExhausted(until: reset), code: "FREE_TIER_LIMIT_REACHED", status: 402,
-                message: Self.quotaMessage(name: name, until: reset))
-        case 404:
-            return SinkError(
-                .rejected, code: code, status: 404,
-                message:
-                    "not found\(subject): \(summary) — check the sink's paths (a route may differ from the default)")
-        default:
-            return .httpStatus(response, code: code, summary: summary, subject: subject)
-        }
     }
 
     // MARK: - Persistence
@@ -378,69 +264,17 @@ public actor StateObjectSink: Sink {
         buttonStyling = false
         logger.warning("the plan does not allow button styling; sending buttons unstyled from now on", ["sink": name])
         saveAccount()
-        for (slug, var record) in records where record.state["actionColorHex"] != nil {
+        for (slug, var record) in persisted.records where record.state["actionColorHex"] != nil {
             record.state["actionColorHex"] = nil
             save(slug, record)
         }
     }
 
-    private func record(_ slug: String) -> ActivityRecord? {
-        if let cached = records[slug] { return cached }
-        let json: JSONValue?
-        do {
-            json = try store.readJSON(activityKey(slug))
-        } catch {
-            logger.warning(
-                "stored activity unreadable; it will be started again", ["slug": slug, "error": error.description])
-            return nil
-        }
-        guard let json, let id = json["id"]?.stringValue else { return nil }
-        let record = ActivityRecord(
-            id: id, state: json["state"] ?? .object([:]), brand: json["brand"],
-            outcome: json["outcome"]?.stringValue.flatMap(ActivityOutcome.init(rawValue:)),
-            restartedAfterNotMatched: json["restartedAfterNotMatched"]?.boolValue ?? false)
-        records[slug] = record
-        return record
-    }
+    private func record(_ slug: String) -> ActivityRecord? { persisted.record(slug) }
 
-    private func save(_ slug: String, _ record: ActivityRecord?) {
-        records[slug] = record
-        do {
-            if let record {
-                var json: JSONValue = ["id": .string(record.id), "state": record.state]
-                if let brand = record.brand { json["brand"] = brand }
-                if let outcome = record.outcome { json["outcome"] = .string(outcome.rawValue) }
-                if record.restartedAfterNotMatched { json["restartedAfterNotMatched"] = true }
-                try store.writeJSON(activityKey(slug), json)
-            } else {
-                try store.remove(activityKey(slug))
-            }
-        } catch {
-            storeProblem(error)
-        }
-    }
+    private func save(_ slug: String, _ record: ActivityRecord?) { persisted.save(slug, record) }
 
-    private func saveAccount() {
-        var json: JSONValue = ["buttonStyling": .bool(buttonStyling)]
-        if let quotaUntil { json["quotaUntil"] = .number(quotaUntil) }
-        do {
-            try store.writeJSON(storePrefix + "/account.json", json)
-        } catch {
-            storeProblem(error)
-        }
-    }
-
-    private func storeProblem(_ error: StateStoreError) {
-        health?.noteError("\(name): cannot persist activity ids: \(error.description)")
-        if !storeFailureLogged {
-            storeFailureLogged = true
-            logger.error(
-                "cannot persist state-object activity ids; a restart will start new activities",
-                ["sink": name, "error": error.description])
-        }
-    }
-
-    private func activityKey(_ slug: String) -> String { storePrefix + "/activities/" + slug + ".json" }
+    private func saveAccount() { persisted.saveAccount(buttonStyling: buttonStyling, quotaUntil: quota.until) }
 
     // MARK: - HTTP
 
