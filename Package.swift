@@ -80,7 +80,7 @@ let package = Package(
             name: "LiveBridgeNet",
             dependencies: ["LiveBridgeCore", "CCurl", "CMosquitto", "COpenSSL", "CLiveBridgeShims"]
         ),
-        .target(name: "LiveBridgeSinks", dependencies: ["LiveBridgeCore", "LiveBridgeNet"]),
+        .target(name: "LiveBridgeSinks", dependencies: ["LiveBridgeCore", "LiveBridgeNet", "LiveBridgeKit"]),
         .target(name: "LiveBridgeKit", dependencies: ["LiveBridgeCore", "LiveBridgeNet"]),
         .target(
             name: "LiveBridgeApp",
@@ -112,7 +112,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LiveBridgeSinksTests",
-            dependencies: ["LiveBridgeCore", "LiveBridgeNet", "LiveBridgeSinks", "LiveBridgeTestSupport"]
+            dependencies: ["LiveBridgeCore", "LiveBridgeNet", "LiveBridgeKit", "LiveBridgeSinks", "LiveBridgeTestSupport"]
         ),
         .testTarget(
             name: "LiveBridgeReliabilityTests",

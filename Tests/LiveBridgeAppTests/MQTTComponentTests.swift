@@ -10,7 +10,7 @@ import Testing
 @Suite("MQTT sink in the registry")
 struct MQTTComponentTests {
     func build(_ sinks: String) throws(ConfigError) -> [any Sink] {
-        try buildSinks(StandardComponents.mqttSink, sinks)
+        try buildSinks(MQTTSink.descriptor, sinks)
     }
 
     @Test("reads every key; retainDevices defaults to 7 days and takes a duration")

@@ -1,4 +1,5 @@
 import LiveBridgeCore
+import LiveBridgeKit
 import LiveBridgeNet
 import LiveBridgeSinks
 import LiveBridgeTestSupport

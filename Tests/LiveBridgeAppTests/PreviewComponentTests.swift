@@ -10,7 +10,7 @@ import Testing
 @Suite("preview sink in the registry")
 struct PreviewComponentTests {
     func build(_ sinks: String) throws(ConfigError) -> [any Sink] {
-        try buildSinks(StandardComponents.previewSink, sinks)
+        try buildSinks(PreviewSink.descriptor, sinks)
     }
 
     @Test("reads listen and title, defaults to 127.0.0.1:8787, and binds nothing while being built")
@@ -38,7 +38,7 @@ struct PreviewComponentTests {
         let services = RuntimeServices(
             dataDir: "/tmp/unused", store: MemoryStateStore(), clock: SteppingClock(), logger: .disabled,
             metrics: MetricsRegistry(), health: HealthRegistry(), http: HTTPClient.shared, economy: config.economy)
-        let sinks = try ComponentRegistry(sinks: [StandardComponents.previewSink], sources: []).build(
+        let sinks = try ComponentRegistry(sinks: [PreviewSink.descriptor], sources: []).build(
             config, services: services
         )
         .sinks

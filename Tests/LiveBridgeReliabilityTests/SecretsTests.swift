@@ -1,6 +1,7 @@
 import Foundation
 import LiveBridgeApp
 import LiveBridgeCore
+import LiveBridgeKit
 import LiveBridgeNet
 import LiveBridgeSinks
 import LiveBridgeTestSupport
@@ -57,7 +58,7 @@ struct SecretsTests {
         var registry = ComponentRegistry.standard
         registry.sinks = registry.sinks.map { kind in
             guard kind.type == "console" else { return kind }
-            return SinkKind(type: "console", summary: kind.summary) { entry, services in
+            return SinkDescriptor(type: "console", summary: kind.summary) { entry, services in
                 let reader = entry.reader
                 let format = reader.choice("format", ConsoleSink.Format.allCases.map(\.rawValue), default: "text")
                 reader.finish()

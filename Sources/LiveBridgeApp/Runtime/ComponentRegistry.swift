@@ -20,25 +20,16 @@ public struct RuntimeServices: Sendable {
             economy: economy)
     }
 
+    /// What a sink's factory gets.
+    public var sink: SinkServices {
+        SinkServices(
+            dataDir: source.dataDir, store: source.store, clock: source.clock, logger: source.logger,
+            metrics: source.metrics, health: source.health, http: source.http, sources: sources)
+    }
+
     public subscript<Value>(dynamicMember path: WritableKeyPath<SourceServices, Value>) -> Value {
         get { source[keyPath: path] }
         set { source[keyPath: path] = newValue }
-    }
-}
-
-/// One `type` a sink entry may have.
-public struct SinkKind: Sendable {
-    public var type: String
-    public var summary: String
-    /// Reads the entry's keys (calling `finish()`), returns nil after recording problems.
-    public var make: @Sendable (ComponentConfig, RuntimeServices) -> (any Sink)?
-
-    public init(
-        type: String, summary: String, make: @escaping @Sendable (ComponentConfig, RuntimeServices) -> (any Sink)?
-    ) {
-        self.type = type
-        self.summary = summary
-        self.make = make
     }
 }
 
@@ -46,10 +37,10 @@ public struct SinkKind: Sendable {
 /// sinks. Adding a source is a folder under `adapters/` and one line in
 /// `StandardComponents.sources` (docs/architecture.md).
 public struct ComponentRegistry: Sendable {
-    public var sinks: [SinkKind]
+    public var sinks: [SinkDescriptor]
     public var sources: [SourceDescriptor]
 
-    public init(sinks: [SinkKind], sources: [SourceDescriptor]) {
+    public init(sinks: [SinkDescriptor], sources: [SourceDescriptor]) {
         self.sinks = sinks
         self.sources = sources
     }
@@ -68,7 +59,7 @@ public struct ComponentRegistry: Sendable {
         // `notify` on a source entry belongs to the sinks that notify; read before they are built.
         var services = services
         for entry in config.sources {
-            let rule = entry.reader.object("notify").map(notificationRule)
+            let rule = entry.reader.object("notify").map(NotificationRule.read)
             services.sources[entry.name] = NotificationSource(type: entry.type, rule: rule)
         }
         for entry in config.sinks {
@@ -76,7 +67,7 @@ public struct ComponentRegistry: Sendable {
                 entry.reader.problem("type", unknownType(entry.type, known: self.sinks.map(\.type)))
                 continue
             }
-            if let sink = kind.make(entry, services) { sinks.append(sink) }
+            if let sink = kind.make(entry, services.sink) { sinks.append(sink) }
         }
         for entry in config.sources {
             guard let kind = self.sources.first(where: { $0.type == entry.type }) else {
@@ -95,27 +86,4 @@ public struct ComponentRegistry: Sendable {
         return "unknown type \"\(type)\"" + (suggestion.map { "; did you mean \"\($0)\"?" } ?? "")
             + " (known: \(known.joined(separator: ", ")))"
     }
-}
-
-/// Reads `notify: {on: ["failure", "cancelled", "success"], level: "time-sensitive"}` (a PushWard
-/// sink's, or a source's that replaces it for that source); `on` defaults to none.
-func notificationRule(_ reader: ConfigReader) -> NotificationRule {
-    var rule = NotificationRule()
-    let outcomes = ["success", "failure", "cancelled"]
-    if reader.has("on") {
-        if let names = reader.strings("on") {
-            for name in names {
-                if let outcome = ActivityOutcome(rawValue: name), outcomes.contains(name) {
-                    rule.on.insert(outcome)
-                } else {
-                    reader.problem(
-                        "on", "\"\(name)\" is not one of \(outcomes.map { "\"\($0)\"" }.joined(separator: ", "))")
-                }
-            }
-        }
-    }
-    let level = reader.choice("level", NotificationRule.Level.allCases.map(\.rawValue), default: "active")
-    rule.level = NotificationRule.Level(rawValue: level) ?? .active
-    reader.finish()
-    return rule
 }

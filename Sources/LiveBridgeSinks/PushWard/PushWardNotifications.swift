@@ -1,39 +1,7 @@
 public import LiveBridgeCore
+public import LiveBridgeKit
 public import LiveBridgeNet
 import Synchronization
-
-/// `notify` on a PushWard sink, or on a source entry (which then replaces the sink's for that
-/// source): which job ends deserve a notification, and how loudly.
-public struct NotificationRule: Sendable, Hashable {
-    /// The iOS interruption level (PushWard API reference §15).
-    public enum Level: String, Sendable, Hashable, CaseIterable {
-        case passive, active
-        case timeSensitive = "time-sensitive"
-        case critical
-    }
-
-    /// The outcomes that notify (`success`, `failure`, `cancelled`); empty: none.
-    public var on: Set<ActivityOutcome>
-    public var level: Level
-
-    public init(on: Set<ActivityOutcome> = [], level: Level = .active) {
-        self.on = on
-        self.level = level
-    }
-}
-
-/// What a PushWard sink knows about one configured source, for its notifications.
-public struct NotificationSource: Sendable, Hashable {
-    /// The source's `type` (`bambu`): names the job in the title ("print failed").
-    public var type: String
-    /// The source's own `notify`, replacing the sink's; nil: the sink's applies.
-    public var rule: NotificationRule?
-
-    public init(type: String, rule: NotificationRule? = nil) {
-        self.type = type
-        self.rule = rule
-    }
-}
 
 extension PushWardRequests {
     /// The rule that applies to `frame`'s job: its source's own, else the sink's.

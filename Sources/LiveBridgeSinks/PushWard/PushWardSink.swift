@@ -1,4 +1,5 @@
 public import LiveBridgeCore
+public import LiveBridgeKit
 public import LiveBridgeNet
 
 /// The PushWard push service: generic template, RFC 7396 merge patches, `Authorization: Bearer`.

@@ -1,12 +1,12 @@
 import LiveBridgeCore
-import LiveBridgeKit
+public import LiveBridgeKit
 import LiveBridgeNet
-import LiveBridgeSinks
 
-extension StandardComponents {
+extension MQTTSink {
     /// `type: "mqtt"`: every frame published for MQTT subscribers (and Home Assistant devices).
-    static var mqttSink: SinkKind {
-        SinkKind(type: "mqtt", summary: "publishes activity state and events to an MQTT broker") { entry, services in
+    public static var descriptor: SinkDescriptor {
+        SinkDescriptor(type: "mqtt", summary: "publishes activity state and events to an MQTT broker") {
+            entry, services in
             let reader = entry.reader
             let useTLS = reader.bool("tls", default: false)
             let host = reader.requiredString("host", hint: "the broker's host name or IP")

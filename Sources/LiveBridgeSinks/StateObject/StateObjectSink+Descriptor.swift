@@ -1,13 +1,13 @@
 import LiveBridgeCore
-import LiveBridgeKit
+public import LiveBridgeKit
 import LiveBridgeNet
-import LiveBridgeSinks
 
-/// Registry entries for the state-object and console sinks (issue 8).
-extension StandardComponents {
+extension StateObjectSink {
     /// `type: "state-object"`: the state-object Live Activity service.
-    static var stateObjectSink: SinkKind {
-        SinkKind(type: "state-object", summary: "state-object Live Activity service (progress and countdown layouts)") {
+    public static var descriptor: SinkDescriptor {
+        SinkDescriptor(
+            type: "state-object", summary: "state-object Live Activity service (progress and countdown layouts)"
+        ) {
             entry, services in
             let reader = entry.reader
             let url = reader.requiredString("url", hint: "the service's base URL, e.g. \"https://api.example.com\"")
@@ -19,8 +19,8 @@ extension StandardComponents {
             if !url.isEmpty && !url.hasPrefix("http://") && !url.hasPrefix("https://") {
                 reader.problem("url", "\"\(url)\" is not an http(s) URL")
             }
-            let paths = stateObjectPaths(reader.object("paths"))
-            let brand = stateObjectBrand(reader.object("brand"))
+            let paths = paths(reader.object("paths"))
+            let brand = brand(reader.object("brand"))
             var render = StateObjectRenderOptions()
             if let countdown = reader.object("countdown") {
                 render.countdown = countdown.bool("enabled", default: true)
@@ -43,22 +43,8 @@ extension StandardComponents {
         }
     }
 
-    /// `type: "console"`: prints every delivered frame (dry runs).
-    static var consoleSink: SinkKind {
-        SinkKind(type: "console", summary: "prints every frame to standard output (text or JSON Lines)") {
-            entry, services in
-            let reader = entry.reader
-            let format = reader.choice("format", ConsoleSink.Format.allCases.map(\.rawValue), default: "text")
-            let model = reader.choice("displayModel", ["interpolating", "static"], default: "interpolating")
-            reader.finish()
-            return ConsoleSink(
-                name: entry.name, format: ConsoleSink.Format(rawValue: format) ?? .text,
-                displayModel: DisplayModel(rawValue: model) ?? .interpolating, clock: services.clock)
-        }
-    }
-
     /// Reads `paths: {start, update, end, branding}`, each `"METHOD /path"`.
-    private static func stateObjectPaths(_ reader: ConfigReader?) -> StateObjectPaths {
+    private static func paths(_ reader: ConfigReader?) -> StateObjectPaths {
         var paths = StateObjectPaths()
         guard let reader else { return paths }
         func route(_ key: String, _ keyPath: WritableKeyPath<StateObjectPaths, StateObjectRoute>) {
@@ -85,7 +71,7 @@ extension StandardComponents {
     }
 
     /// Reads `brand: {title, name, url, logo, description, color}`.
-    private static func stateObjectBrand(_ reader: ConfigReader?) -> StateObjectBrand {
+    private static func brand(_ reader: ConfigReader?) -> StateObjectBrand {
         guard let reader else { return StateObjectBrand() }
         var brand = StateObjectBrand(
             title: reader.string("title"), name: reader.string("name"), url: reader.string("url"),
