@@ -73,6 +73,8 @@ struct LatencyBench: Sendable {
             bindings: [ActivityEngine.Binding(sink: sink, queue: queue, ledger: ledger)], settings: settings,
             clock: clock, store: store, logger: .disabled, metrics: MetricsRegistry())
         await engine.start()
+        let driver = Task { await engine.run() }
+        defer { driver.cancel() }
 
         var latencies: [Double] = []
         latencies.reserveCapacity(events)

@@ -74,7 +74,7 @@ struct PreviewComponentTests {
         }
         let engine = ActivityEngine(
             bindings: bindings, settings: EconomySettings(), clock: clock, store: store, logger: .disabled,
-            metrics: MetricsRegistry(), drivesItself: false)
+            metrics: MetricsRegistry())
         await engine.start()
         let previews = await StandardComponents.startPreviewPages(of: engine, logger: .disabled)
         defer { previews.forEach { $0.shutdown() } }

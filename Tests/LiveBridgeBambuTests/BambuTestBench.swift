@@ -36,8 +36,7 @@ final class BambuTestBench: Sendable {
         settings.endDisplay = 4
         engine = ActivityEngine(
             bindings: [.init(sink: sink, queue: queue, ledger: BudgetLedger(sink: "phone", limit: nil, store: store))],
-            settings: settings, clock: clock, store: store, logger: logger.child("engine"), metrics: metrics,
-            drivesItself: false)
+            settings: settings, clock: clock, store: store, logger: logger.child("engine"), metrics: metrics)
         await engine.start()
     }
 

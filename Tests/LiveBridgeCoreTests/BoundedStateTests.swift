@@ -28,8 +28,7 @@ struct BoundedStateTests {
                     .init(sink: sink, queue: queue, ledger: BudgetLedger(sink: sink.name, limit: nil, store: store))
                 ],
                 settings: settings, clock: clock, store: store,
-                logger: Logger(label: "engine", level: .debug, handler: logs, now: { clock.now }), metrics: metrics,
-                drivesItself: false)
+                logger: Logger(label: "engine", level: .debug, handler: logs, now: { clock.now }), metrics: metrics)
             await engine.start()
             self.metrics = metrics
             self.logs = logs

@@ -233,10 +233,10 @@ struct DeliveryTests {
 
 @Suite("Engine")
 struct EngineTests {
-    /// An engine around `sink`; tests pump it with `runDue()` unless `drivesItself` (then its own
-    /// timer and queue drivers run, as in `livebridge run`).
+    /// An engine around `sink`, started; tests pump it with `runDue()`, or run it (`run()`: its own
+    /// timer and queue drivers, as in `livebridge run`).
     func makeEngine(
-        sink: any Sink, clock: VirtualClock, store: any StateStore = MemoryStateStore(), drivesItself: Bool = false
+        sink: any Sink, clock: VirtualClock, store: any StateStore = MemoryStateStore()
     ) async -> ActivityEngine {
         let metrics = MetricsRegistry()
         let queue = DeliveryQueue(
@@ -246,8 +246,7 @@ struct EngineTests {
             bindings: [
                 .init(sink: sink, queue: queue, ledger: BudgetLedger(sink: sink.name, limit: nil, store: store))
             ],
-            settings: EconomySettings(), clock: clock, store: store, logger: .disabled, metrics: metrics,
-            drivesItself: drivesItself)
+            settings: EconomySettings(), clock: clock, store: store, logger: .disabled, metrics: metrics)
         await engine.start()
         return engine
     }
@@ -370,7 +369,9 @@ struct EngineTests {
     func shutdownEndsActivities() async throws {
         let clock = VirtualClock(start: 1_781_517_600)
         let recorder = RecordingSink(clock: clock)
-        let engine = await makeEngine(sink: recorder, clock: clock, drivesItself: true)
+        let engine = await makeEngine(sink: recorder, clock: clock)
+        let driver = Task { await engine.run() }
+        defer { driver.cancel() }
         let queue = engine.bindings[0].queue
         let job = Trajectory(start: clock.now)
         await engine.emit(job.update(.active, state: "Downloading", remaining: 3600))
@@ -408,7 +409,7 @@ struct EngineTests {
             ],
             settings: EconomySettings(), clock: clock, store: BrokenStore(), logger: .disabled,
             metrics: MetricsRegistry(),
-            health: health, drivesItself: false)
+            health: health)
         await engine.start()
         let job = Trajectory(start: clock.now)
         await engine.emit(job.update(.active, state: "Downloading", remaining: 600))

@@ -7,6 +7,8 @@ import LiveBridgeTestSupport
 struct EngineHarness {
     let pushward: FakePushWardServer
     let engine: ActivityEngine
+    /// The engine's own driving (`run()`), as in `livebridge run`.
+    let driver: Task<Void, Never>
     let settings: EconomySettings
 
     init(endDisplay: Double = 0.3, coalesceWindow: Double? = nil) async throws {
@@ -28,6 +30,7 @@ struct EngineHarness {
             ],
             settings: settings, clock: clock, store: MemoryStateStore(), logger: .disabled, metrics: MetricsRegistry())
         await engine.start()
+        driver = Task { await engine.run() }
         self.pushward = pushward
         self.engine = engine
         self.settings = settings
@@ -47,6 +50,7 @@ struct EngineHarness {
 
     func shutdown() async {
         await engine.shutdown(endActivities: false, flushTimeout: 1)
+        driver.cancel()
         pushward.shutdown()
     }
 }

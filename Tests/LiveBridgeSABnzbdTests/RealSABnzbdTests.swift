@@ -62,6 +62,9 @@ struct RealSABnzbdTests {
             timeout: Double = 60, step: @escaping @Sendable ([ActivityUpdate]) -> Void = { _ in }
         ) async throws -> [ActivityUpdate] {
             await engine.start()
+            let engine = self.engine
+            let driver = Task { await engine.run() }
+            defer { driver.cancel() }
             let tick = harness.tick
             await engine.addListener { [self] event in
                 if case .pushed(let frame) = event.kind {
@@ -69,7 +72,6 @@ struct RealSABnzbdTests {
                     tick.yield()
                 }
             }
-            let engine = self.engine
             let context = harness.context(clock: SystemClock(), store: MemoryStateStore(), webhooks: webhooks) {
                 update in
                 await engine.emit(update)

@@ -36,7 +36,7 @@ struct FanOutTests {
         }
         let engine = ActivityEngine(
             bindings: bindings, settings: EconomySettings(), clock: clock, store: MemoryStateStore(), logger: .disabled,
-            metrics: metrics, drivesItself: false)
+            metrics: metrics)
         await engine.start()
 
         pushward.goDown()

@@ -142,7 +142,7 @@ struct PreviewSinkTests {
         settings.startWait = 0
         let engine = ActivityEngine(
             bindings: bindings, settings: settings, clock: clock, store: store, logger: .disabled,
-            metrics: MetricsRegistry(), drivesItself: false)
+            metrics: MetricsRegistry())
         await engine.start()
         await preview.attach(to: engine)
         func update(_ state: String) -> ActivityUpdate {

@@ -28,7 +28,7 @@ struct PreviewHarness {
             ledger: ledger, jitterSeed: 1)
         let engine = ActivityEngine(
             bindings: [.init(sink: sink, queue: queue, ledger: ledger)], settings: settings, clock: clock, store: store,
-            logger: .disabled, metrics: MetricsRegistry(), drivesItself: false)
+            logger: .disabled, metrics: MetricsRegistry())
         await engine.start()
         await sink.attach(to: engine)
         return PreviewHarness(clock: clock, sink: sink, engine: engine, ledger: ledger)

@@ -14,6 +14,8 @@ struct CommandProgressAdapter: Adapter {
     let name: String
     let type = "command"
     let command: [String]
+    /// Told the command's exit status once its card has ended: the program then stops the bridge.
+    let finished: AsyncStream<Int32>.Continuation
 
     func run(_ context: AdapterContext) async throws {
         let slug = ContentRules.slugify("cmd-\(name)")
@@ -51,7 +53,8 @@ struct CommandProgressAdapter: Adapter {
                     icon: ok ? "checkmark.circle.fill" : "xmark.circle.fill", accentColor: ok ? "green" : "red"),
                 progress: ok ? 1 : progress))
         try await context.clock.sleep(for: 10)  // let the end frames go out, then stop
-        exit(ok ? 0 : 1)
+        finished.yield(process.terminationStatus)
+        await Task.waitForCancellation()
     }
 
     static func lastPercent(in line: Substring) -> Double? {
@@ -69,15 +72,29 @@ struct CustomAdapterExample {
             exit(64)
         }
         let command = Array(arguments[(separator + 1)...])
+        let (finished, finish) = AsyncStream.makeStream(of: Int32.self)
         var registry = ComponentRegistry.standard
         registry.sources.append(
             SourceDescriptor(type: "command", summary: "follows a command's NN% output") { entry, _ in
                 entry.reader.finish()
-                return SourceInstance(adapter: CommandProgressAdapter(name: entry.name, command: command))
+                return SourceInstance(
+                    adapter: CommandProgressAdapter(name: entry.name, command: command, finished: finish))
             })
         var config = try ConfigLoader.load(path: arguments[1])
         config.addSource(name: "job", type: "command")
         let runtime = try LiveBridgeRuntime(config: config, registry: registry)
-        await runtime.runUntilTerminated()
+        // The bridge runs until the command is done (or a signal): then it stops as `livebridge run`
+        // does, every part in reverse order, and the program exits with the command's status.
+        let running = Task { await runtime.runUntilTerminated() }
+        let status = Task {
+            for await status in finished {
+                running.cancel()
+                return status
+            }
+            return 1
+        }
+        await running.value
+        status.cancel()
+        exit(await status.value)
     }
 }

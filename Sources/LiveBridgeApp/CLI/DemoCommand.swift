@@ -100,6 +100,7 @@ package enum DemoCommand {
         let engine = ActivityEngine(
             bindings: bindings, settings: settings, clock: clock, store: store, logger: logger, metrics: metrics)
         await engine.start()
+        let driver = Task { await engine.run() }
         await preview.attach(to: engine)
         output.out("LiveBridge demo at \(Int(speed))× speed — open \(url) (Ctrl-C to stop)")
         var round = 0
@@ -112,6 +113,8 @@ package enum DemoCommand {
             await playRound(updates, engine: engine, clock: clock)
             if once { break }
         }
+        driver.cancel()
+        await driver.value
         await engine.shutdown(endActivities: false, flushTimeout: 2)
         preview.shutdown()
         output.out(

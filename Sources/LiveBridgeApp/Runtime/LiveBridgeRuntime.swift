@@ -4,6 +4,7 @@ public import LiveBridgeCore
 public import LiveBridgeKit
 public import LiveBridgeNet
 import LiveBridgeSinks
+import Synchronization
 
 /// One running bridge: every configured source and sink, the engine between them, and the
 /// control server. `run()` returns after SIGINT/SIGTERM (or task cancellation), with deliveries
@@ -119,11 +120,13 @@ public final class LiveBridgeRuntime: Sendable {
         withExtendedLifetime(traps) {}  // the signal sources must outlive the wait
     }
 
-    /// Runs until cancelled; then shuts down cleanly.
+    /// Runs until cancelled; then shuts down cleanly. The parts are services in one group,
+    /// started in this order and stopped in the reverse one: the control server (it shows
+    /// `/health` to the end), the engine with its preview pages (it flushes, bounded, and
+    /// persists), the control routes (no update is taken from the API once stopping), the
+    /// adapters under their supervisor.
     public func run() async {
         let logger = services.logger
-        await engine.start()
-        let previews = await StandardComponents.startPreviewPages(of: engine, logger: logger)
         var entries: [Supervisor.Entry] = []
         for (entry, instance, webhooks) in sources {
             let reporter = services.health.reporter(
@@ -143,24 +146,87 @@ public final class LiveBridgeRuntime: Sendable {
                 health: reporter, metrics: services.metrics, webhooks: webhooks)
             entries.append(Supervisor.Entry(adapter: instance.adapter, context: context))
         }
-        logger.info(
-            "livebridge running",
+        let group = ServiceGroup(
             [
-                "sources": String(entries.count), "sinks": String(engine.bindings.count),
-                "listen": server.map { "\($0.address)" } ?? "off",
-            ])
-        await Supervisor(entries: entries).run()
-        // Adapters only return when cancelled; with no sources (an API-only bridge) wait here.
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(86_400))
-        }
-        logger.info("shutting down", ["endActivities": String(config.endOnShutdown)])
-        routes.close()
-        await engine.shutdown(endActivities: config.endOnShutdown, flushTimeout: 5)
-        for preview in previews { preview.shutdown() }
-        server?.shutdown()
+                ControlServerService(server: server),
+                EngineService(engine: engine, endActivities: config.endOnShutdown, logger: logger),
+                RoutesService(routes: routes),
+                SupervisorService(
+                    supervisor: Supervisor(entries: entries), logger: logger,
+                    started: [
+                        "sources": String(entries.count), "sinks": String(engine.bindings.count),
+                        "listen": server.map { "\($0.address)" } ?? "off",
+                    ],
+                    endActivities: config.endOnShutdown),
+            ], logger: logger)
+        try? await group.run()
         logger.info("stopped")
     }
+}
+
+/// The control server: it binds when the runtime is built; stopping closes it.
+struct ControlServerService: Service {
+    let server: HTTPServer?
+    var name: String { "control server" }
+
+    func stop() async { server?.shutdown() }
+}
+
+/// The engine: restores its state and opens the sinks, serves the preview pages, drives the
+/// deadlines and deliveries; stopping ends the activities when asked, flushes (bounded) and persists.
+final class EngineService: Service {
+    let engine: ActivityEngine
+    let endActivities: Bool
+    let logger: Logger
+    private let previews = Mutex<[PreviewSink]>([])
+    var name: String { "engine" }
+
+    init(engine: ActivityEngine, endActivities: Bool, logger: Logger) {
+        self.engine = engine
+        self.endActivities = endActivities
+        self.logger = logger
+    }
+
+    func start() async throws {
+        await engine.start()
+        let pages = await StandardComponents.startPreviewPages(of: engine, logger: logger)
+        previews.withLock { $0 = pages }
+    }
+
+    func run() async throws { await engine.run() }
+
+    func stop() async {
+        await engine.shutdown(endActivities: endActivities, flushTimeout: 5)
+        for preview in previews.withLock({ $0 }) { preview.shutdown() }
+    }
+}
+
+/// The control routes: stopping refuses further updates from the activities API and webhooks.
+struct RoutesService: Service {
+    let routes: ControlRoutes
+    var name: String { "control routes" }
+
+    func stop() async { routes.close() }
+}
+
+/// Every adapter under the supervisor, which restarts the ones that fail.
+struct SupervisorService: Service {
+    let supervisor: Supervisor
+    let logger: Logger
+    /// What the start line says.
+    let started: [String: String]
+    let endActivities: Bool
+    var name: String { "adapters" }
+
+    func start() async throws { logger.info("livebridge running", started) }
+
+    /// Returns when cancelled (an API-only bridge has no adapter and waits for it).
+    func run() async throws {
+        await supervisor.run()
+        await Task.waitForCancellation()
+    }
+
+    func stop() async { logger.info("shutting down", ["endActivities": String(endActivities)]) }
 }
 
 /// Turns SIGINT and SIGTERM into cancellation of one task.

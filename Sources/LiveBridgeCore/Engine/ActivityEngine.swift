@@ -75,14 +75,15 @@ public actor ActivityEngine {
     private var persistFailure: String?
     private var listeners: [@Sendable (EngineEvent) -> Void] = []
     private var running = true
-    private let drivesItself: Bool
+    /// True while `run()` drives the engine (its deadline timer and the delivery queues); tests
+    /// that never call it drive time themselves with `runDue()`.
+    private var driving = false
 
     /// Builds an engine around `bindings`; `health` is the data directory's health entry.
     public init(
         bindings: [Binding], settings: EconomySettings, clock: any TimeSource, store: any StateStore,
-        logger: Logger, metrics: MetricsRegistry, health: HealthReporter? = nil, drivesItself: Bool = true
+        logger: Logger, metrics: MetricsRegistry, health: HealthReporter? = nil
     ) {
-        self.drivesItself = drivesItself
         self.bindings = bindings
         self.settings = settings
         self.clock = clock
@@ -127,10 +128,17 @@ public actor ActivityEngine {
         } else {
             persist()
         }
-        if drivesItself {
-            for binding in bindings { await binding.queue.start() }
-        }
         reschedule()
+    }
+
+    /// Drives the engine until cancelled: each tracker deadline on the clock, and each sink's
+    /// delivery queue. `shutdown` stops the queues after their flush; call `start()` first.
+    public func run() async {
+        guard running, !driving else { return }
+        driving = true
+        for binding in bindings { await binding.queue.start() }
+        reschedule()
+        await Task.waitForCancellation()
     }
 
     /// Performs every tracker deadline due now and delivers what is due (tests drive virtual
@@ -479,7 +487,7 @@ public actor ActivityEngine {
     }
 
     private func reschedule() {
-        guard running, drivesItself else { return }
+        guard running, driving else { return }
         var earliest = [checkpointDue, tombstones.nextExpiry].compactMap { $0 }.min()
         for sinkTrackers in trackers.values {
             for tracker in sinkTrackers.values {
@@ -503,7 +511,7 @@ public actor ActivityEngine {
     }
 
     private func fire() async {
-        if drivesItself {
+        if driving {
             timer = nil
             timerDeadline = nil
         }

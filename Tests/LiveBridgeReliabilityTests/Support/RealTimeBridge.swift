@@ -10,6 +10,8 @@ final class RealTimeBridge: Sendable {
     let clock = SystemClock()
     let pushward: FakePushWardServer
     let engine: ActivityEngine
+    /// The engine's own driving (`run()`), as in `livebridge run`.
+    let driver: Task<Void, Never>
     let queue: DeliveryQueue
     let health = HealthRegistry()
     let metrics = MetricsRegistry()
@@ -36,6 +38,7 @@ final class RealTimeBridge: Sendable {
             settings: settings, clock: clock, store: MemoryStateStore(), logger: logger.child("engine"),
             metrics: metrics)
         await engine.start()
+        driver = Task { [engine] in await engine.run() }
     }
 
     /// The context a supervisor would give source `name`.
@@ -59,6 +62,7 @@ final class RealTimeBridge: Sendable {
 
     func shutdown() async {
         await engine.shutdown(endActivities: false, flushTimeout: 1)
+        driver.cancel()
         pushward.shutdown()
     }
 }

@@ -58,7 +58,7 @@ final class VirtualBridge: Sendable {
         engine = ActivityEngine(
             bindings: [.init(sink: sink, queue: queue, ledger: BudgetLedger(sink: "phone", limit: nil, store: store))],
             settings: settings, clock: clock, store: store, logger: logger.child("engine"), metrics: metrics,
-            health: health.reporter(kind: "state", name: "dataDir", type: "files", clock: clock), drivesItself: false)
+            health: health.reporter(kind: "state", name: "dataDir", type: "files", clock: clock))
         await engine.addListener { [weak self] event in
             if case .pushed(let frame) = event.kind { self?.lastPushed.withLock { $0[frame.slug] = frame.content } }
         }
