@@ -75,10 +75,13 @@ let package = Package(
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .target(name: "CLiveBridgeShims", dependencies: ["CCurl", "COpenSSL", "CMosquitto"]),
-        .target(name: "LiveBridgeCore"),
+        // JSON, the config reader, logging and redaction, the state store, time: below the engine,
+        // so the network layer does not depend on the tracker's module.
+        .target(name: "LiveBridgeFoundation"),
+        .target(name: "LiveBridgeCore", dependencies: ["LiveBridgeFoundation"]),
         .target(
             name: "LiveBridgeNet",
-            dependencies: ["LiveBridgeCore", "CCurl", "CMosquitto", "COpenSSL", "CLiveBridgeShims"]
+            dependencies: ["LiveBridgeFoundation", "CCurl", "CMosquitto", "COpenSSL", "CLiveBridgeShims"]
         ),
         .target(name: "LiveBridgeSinks", dependencies: ["LiveBridgeCore", "LiveBridgeNet", "LiveBridgeKit"]),
         .target(name: "LiveBridgeKit", dependencies: ["LiveBridgeCore", "LiveBridgeNet"]),

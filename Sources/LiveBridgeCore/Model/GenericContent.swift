@@ -76,36 +76,6 @@ public enum DurationValue: Sendable, Hashable {
     }
 }
 
-/// Parses PushWard duration strings (`"90"`, `"90s"`, `"10m"`, `"1h30m"`).
-public enum DurationText {
-    /// Seconds in the text, or nil when it is not in the accepted form.
-    public static func seconds(_ text: String) -> Int? {
-        guard !text.isEmpty else { return nil }
-        if text.allSatisfy(\.isASCIIDigit) { return Int(text) }
-        var total = 0
-        var digits = ""
-        for character in text {
-            if character.isASCIIDigit {
-                digits.append(character)
-                continue
-            }
-            guard !digits.isEmpty, let amount = Int(digits) else { return nil }
-            switch character {
-            case "h": total += amount * 3600
-            case "m": total += amount * 60
-            case "s": total += amount
-            default: return nil
-            }
-            digits = ""
-        }
-        return digits.isEmpty ? total : nil
-    }
-}
-
-extension Character {
-    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
-}
-
 /// A tap target or button: `tap_action`, `url_action`, `secondary_url_action`.
 public struct ActionObject: Sendable, Hashable {
     /// Required on a full document; may be absent in a patch that only renames the button.

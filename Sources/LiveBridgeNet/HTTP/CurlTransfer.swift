@@ -1,6 +1,6 @@
 import CCurl
 import CLiveBridgeShims
-import LiveBridgeCore
+import LiveBridgeFoundation
 import Synchronization
 
 /// One request's libcurl state: the easy handle, its header list, error buffer and the response

@@ -1,6 +1,6 @@
 import CCurl
 import CLiveBridgeShims
-public import LiveBridgeCore
+public import LiveBridgeFoundation
 import Synchronization
 
 /// The libcurl HTTP client: one owned I/O thread drives one curl multi handle for every request.

@@ -1,4 +1,4 @@
-import LiveBridgeCore
+import LiveBridgeFoundation
 
 /// Why an HTTP request produced no usable response.
 ///

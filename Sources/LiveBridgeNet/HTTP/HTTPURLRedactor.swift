@@ -1,4 +1,4 @@
-public import LiveBridgeCore
+public import LiveBridgeFoundation
 
 /// Masks credentials in a URL before it reaches a log line or an error message.
 ///

@@ -1,4 +1,4 @@
-public import LiveBridgeCore
+public import LiveBridgeFoundation
 
 /// How quickly the session retries after a failed attempt or a dropped connection.
 ///

@@ -1,5 +1,5 @@
 import CMosquitto
-import LiveBridgeCore
+import LiveBridgeFoundation
 import Synchronization
 
 /// libmosquitto client creation and its C callbacks.

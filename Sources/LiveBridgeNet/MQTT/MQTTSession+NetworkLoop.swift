@@ -1,6 +1,6 @@
 import CMosquitto
 import Glibc
-import LiveBridgeCore
+import LiveBridgeFoundation
 import Synchronization
 
 /// The session's network thread: connect, drive `mosquitto_loop`, classify failures, back off,

@@ -1,6 +1,6 @@
 import CMosquitto
 import FoundationEssentials
-public import LiveBridgeCore
+public import LiveBridgeFoundation
 import Synchronization
 
 /// A long-lived MQTT 3.1.1 client connection to one broker (a Bambu Lab printer, a home broker).

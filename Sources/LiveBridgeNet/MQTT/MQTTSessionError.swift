@@ -1,4 +1,4 @@
-import LiveBridgeCore
+import LiveBridgeFoundation
 
 /// Why an MQTT session could not connect, lost its connection, or could not publish.
 ///

@@ -1,6 +1,6 @@
 import Dispatch
 import Glibc
-public import LiveBridgeCore
+public import LiveBridgeFoundation
 import Synchronization
 
 /// A small HTTP/1.1 server over POSIX sockets for webhooks, health, metrics and previews.

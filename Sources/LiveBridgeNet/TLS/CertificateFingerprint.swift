@@ -1,5 +1,5 @@
 import COpenSSL
-import LiveBridgeCore
+import LiveBridgeFoundation
 
 /// The SHA-256 fingerprint of a certificate's DER encoding: what a user pins for a device with a
 /// self-signed certificate.

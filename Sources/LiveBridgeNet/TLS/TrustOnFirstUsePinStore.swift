@@ -1,4 +1,4 @@
-public import LiveBridgeCore
+public import LiveBridgeFoundation
 import Synchronization
 
 /// Where a trust-on-first-use certificate pin lives: one small file per device in the state store.

@@ -1,7 +1,7 @@
 import CCurl
 import CLiveBridgeShims
 import Glibc
-import LiveBridgeCore
+import LiveBridgeFoundation
 
 /// A WebSocket link over libcurl `CONNECT_ONLY`: libcurl does DNS, TCP and TLS (with pinning);
 /// the opening handshake and every frame are ours (libcurl 7.88 has no WebSocket support).

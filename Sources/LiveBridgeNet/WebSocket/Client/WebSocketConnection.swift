@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Glibc
-public import LiveBridgeCore
+public import LiveBridgeFoundation
 
 /// A client WebSocket connection (RFC 6455) over libcurl: `ws://` and `wss://` with optional
 /// public-key pinning, automatic pongs, keep-alive pings with dead-link detection, and the

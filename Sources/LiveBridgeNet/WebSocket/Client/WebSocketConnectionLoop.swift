@@ -1,5 +1,5 @@
 import Glibc
-import LiveBridgeCore
+import LiveBridgeFoundation
 
 /// The body of a connection's I/O thread: opens the transport, then loops — commands in,
 /// frames in (drained until would-block), timers, frames out — and blocks only in `poll` on

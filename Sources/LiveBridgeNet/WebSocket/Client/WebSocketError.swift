@@ -1,4 +1,4 @@
-import LiveBridgeCore
+import LiveBridgeFoundation
 
 /// Why a WebSocket connection could not be opened or ended abnormally.
 ///

@@ -1,4 +1,4 @@
-import LiveBridgeCore
+import LiveBridgeFoundation
 
 /// The start line and header fields of an HTTP/1.1 message, as exchanged in the WebSocket
 /// opening handshake.

@@ -1,6 +1,6 @@
 import COpenSSL
 import FoundationEssentials
-import LiveBridgeCore
+import LiveBridgeFoundation
 
 /// The opening handshake of RFC 6455 §4: the client's upgrade request, the server's
 /// `101 Switching Protocols`, and the `Sec-WebSocket-Key` / `Sec-WebSocket-Accept` pair that

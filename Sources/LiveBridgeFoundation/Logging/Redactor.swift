@@ -113,7 +113,7 @@ extension String {
 }
 
 extension Substring {
-    func range(of target: String) -> Range<Substring.Index>? {
+    package func range(of target: String) -> Range<Substring.Index>? {
         guard let first = target.first else { return nil }
         var index = startIndex
         while index < endIndex {

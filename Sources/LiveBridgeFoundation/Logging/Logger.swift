@@ -63,7 +63,7 @@ public struct LogRecord: Sendable {
     }
 
     /// RFC 3339 UTC with milliseconds.
-    static func formatTime(_ time: Double) -> String {
+    package static func formatTime(_ time: Double) -> String {
         let civil = CivilTime(unixSeconds: time)
         func pad(_ value: Int, _ width: Int) -> String {
             let text = String(value)

@@ -40,7 +40,7 @@ public enum JSONWriter {
     }
 
     /// Shortest round-tripping text; non-finite numbers (never valid JSON) become `null`.
-    static func format(_ double: Double) -> String {
+    package static func format(_ double: Double) -> String {
         guard double.isFinite else { return "null" }
         if double.rounded() == double, abs(double) < 1e15 { return String(Int64(double)) }
         return "\(double)"
