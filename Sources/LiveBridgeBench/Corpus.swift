@@ -216,7 +216,7 @@ enum Corpus {
         return (r, bytes, speed)
     }
 
-    /// A download as a SABnzbd answers it, through the adapter's own mapping (`SABnzbdSession`):
+    /// A download as a SABnzbd answers it, through the adapter's own mapping (`SABnzbdMapper`):
     /// the queue's bytes over a total that may grow, moving in article-sized steps when `step` is
     /// set, SABnzbd's speed meter (the mean of the last 10 s, so it lags and decays) and its
     /// `timeleft` from it, paused stretches (a queue pause), and post-processing in the history
@@ -307,7 +307,7 @@ enum Corpus {
         observations.append(
             SABnzbdObservation(time: base + t, queue: idle, history: SABnzbdHistory(slots: [completed])))
         return SABnzbdReplay.updates(
-            from: observations, settings: SABnzbdSessionSettings(slug: "job", name: "SABnzbd")
+            from: observations, settings: SABnzbdMapperSettings(slug: "job", name: "SABnzbd")
         )
     }
 

@@ -121,7 +121,7 @@ struct PushOutageTests {
             lines += job.lines(from: start - 3, through: start + 47, every: 3)
         }
         let updates = try SABnzbdReplay.updates(
-            fromJSONLines: lines, settings: SABnzbdSessionSettings(slug: Recordings.sabnzbdSlug, name: "SABnzbd (home)")
+            fromJSONLines: lines, settings: SABnzbdMapperSettings(slug: Recordings.sabnzbdSlug, name: "SABnzbd (home)")
         )
         let sessions = updates.filter { $0.phase.isEnded }.count
         #expect(sessions == jobs, "each job is a session of its own")

@@ -5,10 +5,10 @@ import Testing
 /// The pure mapping over every recorded scenario: phases, texts, summary, progress and timing.
 @Suite("Recorded scenarios through the session mapping")
 struct RecordedScenarioTests {
-    static let settings = SABnzbdSessionSettings(slug: "sabnzbd-home", name: "SABnzbd (home)")
+    static let settings = SABnzbdMapperSettings(slug: "sabnzbd-home", name: "SABnzbd (home)")
 
     /// The updates for a recording with `t` relative to its first line.
-    func replay(_ path: String, settings: SABnzbdSessionSettings = Self.settings) throws -> [ActivityUpdate] {
+    func replay(_ path: String, settings: SABnzbdMapperSettings = Self.settings) throws -> [ActivityUpdate] {
         try Fixtures.replay(path, settings: settings)
     }
 

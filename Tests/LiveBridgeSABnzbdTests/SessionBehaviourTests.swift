@@ -5,7 +5,7 @@ import Testing
 /// The session mapping on hand-made answers: each pitfall of a real SABnzbd, one test.
 @Suite("Session mapping behaviours")
 struct SessionBehaviourTests {
-    var session = SABnzbdSession(settings: SABnzbdSessionSettings(slug: "sabnzbd-home", name: "SABnzbd (home)"))
+    var session = SABnzbdMapper(settings: SABnzbdMapperSettings(slug: "sabnzbd-home", name: "SABnzbd (home)"))
     var time = 1_000_000.0
 
     /// Feeds one poll `seconds` after the previous one.
@@ -323,7 +323,7 @@ struct SessionBehaviourTests {
     @Test("a globally paused queue starts no session; a job added during a pause joins after the resume")
     mutating func globalPause() {
         let paused = Make.queue([Make.slot("a", status: "Queued", mb: 10, left: 10)], paused: true, kbps: 0)
-        #expect(!SABnzbdSession.hasWork(paused))
+        #expect(!SABnzbdMapper.hasWork(paused))
         #expect(poll(paused, after: 0).isEmpty && !session.isOpen)
         _ = poll(Make.queue([Make.slot("a", mb: 10, left: 8)]))
         let pausedAgain = poll(
@@ -364,9 +364,9 @@ struct SessionBehaviourTests {
         _ = poll(Make.queue([Make.slot("b", mb: 10, left: 9)]), Make.history([Make.done("a", mb: 10, completed: time)]))
         let progress = session.progress
         let snapshot = session.snapshot
-        var restored = try #require(SABnzbdSession(snapshot: snapshot, settings: session.settings))
+        var restored = try #require(SABnzbdMapper(snapshot: snapshot, settings: session.settings))
         #expect(restored.jobIDs == ["a", "b"] && restored.progress == progress && restored.emitted)
-        #expect(SABnzbdSession(snapshot: snapshot, settings: SABnzbdSessionSettings(slug: "other", name: "x")) == nil)
+        #expect(SABnzbdMapper(snapshot: snapshot, settings: SABnzbdMapperSettings(slug: "other", name: "x")) == nil)
         time += 60
         let next = restored.observe(
             SABnzbdObservation(time: time, queue: Make.queue([Make.slot("b", mb: 10, left: 4)]), history: nil))

@@ -12,7 +12,7 @@ enum Recordings {
 
     /// A SABnzbd job polled every 3 s (the active interval) through `SABnzbdReplay`.
     static func sabnzbd(_ job: SABnzbdJobScript, from first: Double, through last: Double) throws -> [ActivityUpdate] {
-        let settings = SABnzbdSessionSettings(slug: sabnzbdSlug, name: "SABnzbd (home)")
+        let settings = SABnzbdMapperSettings(slug: sabnzbdSlug, name: "SABnzbd (home)")
         return try SABnzbdReplay.updates(
             fromJSONLines: job.lines(from: first, through: last, every: 3), settings: settings)
     }

@@ -35,7 +35,7 @@ enum Fixtures {
 
     /// The session mapping's updates for a recording, starting at `base`.
     static func replay(
-        _ path: String, settings: SABnzbdSessionSettings, startingAt base: Double = 0, pollInterval: Double = 0
+        _ path: String, settings: SABnzbdMapperSettings, startingAt base: Double = 0, pollInterval: Double = 0
     ) throws -> [ActivityUpdate] {
         var observations = try observations(path)
         for index in observations.indices { observations[index].time += base }

@@ -11,7 +11,7 @@ public enum SABnzbdSource {
             demo: DemoScenario(summary: "a SABnzbd download (with a speed change and post-processing)") { base in
                 try SABnzbdReplay.updates(
                     fromJSONLines: SABnzbdDemo.lines(),
-                    settings: SABnzbdSessionSettings(slug: "sabnzbd-demo", name: "SABnzbd (demo)"), startingAt: base)
+                    settings: SABnzbdMapperSettings(slug: "sabnzbd-demo", name: "SABnzbd (demo)"), startingAt: base)
             }
         ) { entry, services in
             let reader = entry.reader
@@ -33,7 +33,7 @@ public enum SABnzbdSource {
                 "SABnzbd queue/history answers per poll: {\"t\", \"queue\", \"history\"} (the recordings' raw.jsonl)",
             detects: { SABnzbdReplay.detects($0) }
         ) { lines, base in
-            let settings = SABnzbdSessionSettings(slug: "sabnzbd-replay", name: "SABnzbd (replay)")
+            let settings = SABnzbdMapperSettings(slug: "sabnzbd-replay", name: "SABnzbd (replay)")
             return try SABnzbdReplay.updates(fromJSONLines: lines, settings: settings, startingAt: base)
         }
     }

@@ -37,7 +37,7 @@ public struct BambuAdapter: Adapter {
     /// The context's clock must really wait in `sleep` (the system clock, or a `VirtualClock` a
     /// test advances): the offline and failure timers tick on it every `tickInterval` seconds.
     public func run(_ context: AdapterContext) async throws {
-        var monitor = BambuPrinterMonitor(configuration: configuration, context: context, observer: observer)
+        var monitor = BambuPrinterConnection(configuration: configuration, context: context, observer: observer)
         let gate = BambuPushallGate(
             configuration: configuration, clock: context.clock, logger: context.logger, observer: observer)
         let session = try MQTTSession(

@@ -5,7 +5,7 @@ public import LiveBridgeNet
 ///
 /// While nothing runs it sends a cheap `mode=queue&limit=1` every `idleInterval`; as soon as a
 /// job shows up (or a webhook arrives) it polls the full queue — and the history while a job is
-/// being post-processed — every `activeInterval`, feeding `SABnzbdSession`, until the session
+/// being post-processed — every `activeInterval`, feeding `SABnzbdMapper`, until the session
 /// ends. Errors never end, blank or fake the activity: they go to `/health` and the log, and
 /// polling backs off (far, for a wrong API key).
 public struct SABnzbdAdapter: Adapter {
@@ -39,7 +39,7 @@ public struct SABnzbdAdapter: Adapter {
             }
         }
         defer { listener.cancel() }
-        var loop = SABnzbdPollLoop(adapter: self, context: context)
+        var loop = SABnzbdConnection(adapter: self, context: context)
         try await loop.run(waker: waker)
     }
 
@@ -57,10 +57,10 @@ public struct SABnzbdAdapter: Adapter {
 }
 
 /// The poller's state between polls: mode, session, failures.
-struct SABnzbdPollLoop {
+struct SABnzbdConnection {
     let adapter: SABnzbdAdapter
     let context: AdapterContext
-    var session: SABnzbdSession
+    var mapper: SABnzbdMapper
     /// Polling the full queue (a session runs or was just woken).
     var active = false
     /// The next poll reads the history whatever the session thinks (after a webhook).
@@ -76,7 +76,7 @@ struct SABnzbdPollLoop {
     init(adapter: SABnzbdAdapter, context: AdapterContext) {
         self.adapter = adapter
         self.context = context
-        session = SABnzbdSession(settings: adapter.configuration.session)
+        mapper = SABnzbdMapper(settings: adapter.configuration.session)
     }
 
     var configuration: SABnzbdConfiguration { adapter.configuration }
@@ -97,10 +97,10 @@ struct SABnzbdPollLoop {
     /// One poll; returns the seconds until the next.
     mutating func poll() async -> Double {
         do {
-            if !session.isOpen && !forceHistory {
+            if !mapper.isOpen && !forceHistory {
                 let idle = try await adapter.client.queue(limit: 1)
                 succeeded(idle)
-                guard SABnzbdSession.hasWork(idle) else {
+                guard SABnzbdMapper.hasWork(idle) else {
                     setMode(active: false)
                     return configuration.idleInterval
                 }
@@ -108,22 +108,22 @@ struct SABnzbdPollLoop {
             setMode(active: true)
             let queue = try await adapter.client.queue()
             var history: SABnzbdHistory?
-            if forceHistory || session.wantsHistory(with: queue) {
-                history = try await adapter.client.history(limit: session.historyLimit)
+            if forceHistory || mapper.wantsHistory(with: queue) {
+                history = try await adapter.client.history(limit: mapper.historyLimit)
             }
             forceHistory = false
             let time = context.clock.now
             succeeded(queue)
-            for update in session.observe(SABnzbdObservation(time: time, queue: queue, history: history)) {
+            for update in mapper.observe(SABnzbdObservation(time: time, queue: queue, history: history)) {
                 if case .ended(let outcome) = update.phase {
                     context.logger.info(
                         "session ended", ["outcome": outcome.rawValue, "summary": update.content.subtitle.value ?? ""])
                 }
                 await context.emit(update)
             }
-            context.health.setDetail("jobs", session.isOpen ? String(session.jobIDs.count) : nil)
+            context.health.setDetail("jobs", mapper.isOpen ? String(mapper.jobIDs.count) : nil)
             persist(at: time)
-            if !session.isOpen {
+            if !mapper.isOpen {
                 setMode(active: false)
                 return configuration.idleInterval
             }
@@ -152,7 +152,7 @@ struct SABnzbdPollLoop {
         if let version = queue.version { context.health.setDetail("version", version) }
     }
 
-    /// Reports a failed poll and returns the backoff; never touches the session.
+    /// Reports a failed poll and returns the backoff; never touches the mapper.
     private mutating func failed(_ error: SABnzbdError) -> Double {
         failures += 1
         let message = error.message
@@ -172,7 +172,7 @@ struct SABnzbdPollLoop {
             context.logger.debug("still failing", ["kind": kind, "failures": String(failures)])
         }
         lastProblem = message
-        let base = active || session.isOpen ? configuration.activeInterval : configuration.idleInterval
+        let base = active || mapper.isOpen ? configuration.activeInterval : configuration.idleInterval
         if error.needsConfigurationChange {
             // Polling harder cannot fix a key: back off far.
             return Backoff(initial: max(base, 15), maximum: configuration.maximumBackoff).delay(failure: failures)
@@ -185,11 +185,11 @@ struct SABnzbdPollLoop {
     private mutating func restore() {
         do {
             guard let json = try context.store.readJSON(adapter.storeKey) else { return }
-            guard let restored = SABnzbdSession(snapshot: json, settings: configuration.session) else {
+            guard let restored = SABnzbdMapper(snapshot: json, settings: configuration.session) else {
                 context.logger.warning("stored session unreadable; starting fresh", ["key": adapter.storeKey])
                 return
             }
-            session = restored
+            mapper = restored
             active = true
             savedShape = Self.shape(of: json)
             savedAt = context.clock.now
@@ -202,14 +202,14 @@ struct SABnzbdPollLoop {
     /// Writes the session when its jobs moved, or every `saveInterval` while only progress did.
     private mutating func persist(at time: Double) {
         do {
-            guard session.isOpen else {
+            guard mapper.isOpen else {
                 if savedShape != nil {
                     try context.store.remove(adapter.storeKey)
                     savedShape = nil
                 }
                 return
             }
-            let snapshot = session.snapshot
+            let snapshot = mapper.snapshot
             let shape = Self.shape(of: snapshot)
             guard shape != savedShape || time - savedAt >= Self.saveInterval else { return }
             try context.store.writeJSON(adapter.storeKey, snapshot)

@@ -24,13 +24,13 @@ public struct SABnzbdConfiguration: Sendable {
     /// How an https SABnzbd's certificate is checked.
     public var tls: TLSOptions
     /// Slug, name, end and stall rules of the activity.
-    public var session: SABnzbdSessionSettings
+    public var session: SABnzbdMapperSettings
 
     /// Creates a value with the given members.
     public init(
         name: String, path: String = "sources[0]", url: String, apiKey: String, webhookSecret: String? = nil,
         idleInterval: Double = 15, activeInterval: Double = 3, timeout: Double = 10, maximumBackoff: Double = 300,
-        tls: TLSOptions = TLSOptions(), session: SABnzbdSessionSettings? = nil
+        tls: TLSOptions = TLSOptions(), session: SABnzbdMapperSettings? = nil
     ) {
         self.name = name
         self.path = path
@@ -42,7 +42,7 @@ public struct SABnzbdConfiguration: Sendable {
         self.timeout = timeout
         self.maximumBackoff = maximumBackoff
         self.tls = tls
-        self.session = session ?? SABnzbdSessionSettings(slug: "sabnzbd-\(name)", name: "SABnzbd (\(name))")
+        self.session = session ?? SABnzbdMapperSettings(slug: "sabnzbd-\(name)", name: "SABnzbd (\(name))")
     }
 
     /// The keys this source reads, for documentation and did-you-mean.
@@ -96,7 +96,7 @@ public struct SABnzbdConfiguration: Sendable {
         return SABnzbdConfiguration(
             name: name, path: reader.path, url: url, apiKey: apiKey, webhookSecret: webhookSecret, idleInterval: idle,
             activeInterval: active, timeout: timeout, tls: tls,
-            session: SABnzbdSessionSettings(
+            session: SABnzbdMapperSettings(
                 slug: slug, name: displayName, endAfterIdlePolls: endAfter, stallAfter: stallAfter,
                 startGrace: startGrace, priority: priority, tapURL: tapURL))
     }

@@ -56,7 +56,7 @@ public enum SABnzbdReplay {
     ///   - idleTail: when the recording stops while the session waits out its last quiet polls,
     ///     repeat the last answer as the next polls would have seen it, so the session ends.
     public static func updates(
-        fromJSONLines lines: [String], settings: SABnzbdSessionSettings, startingAt base: Double? = nil,
+        fromJSONLines lines: [String], settings: SABnzbdMapperSettings, startingAt base: Double? = nil,
         pollInterval: Double = 0, idleTail: Bool = true
     ) throws(ReplayError) -> [ActivityUpdate] {
         var observations = try observations(fromJSONLines: lines)
@@ -69,10 +69,10 @@ public enum SABnzbdReplay {
 
     /// The updates for observations already decoded (times used as they are).
     public static func updates(
-        from observations: [SABnzbdObservation], settings: SABnzbdSessionSettings, pollInterval: Double = 0,
+        from observations: [SABnzbdObservation], settings: SABnzbdMapperSettings, pollInterval: Double = 0,
         idleTail: Bool = true
     ) -> [ActivityUpdate] {
-        var session = SABnzbdSession(settings: settings)
+        var session = SABnzbdMapper(settings: settings)
         var result: [ActivityUpdate] = []
         var lastKept: SABnzbdObservation?
         var spacings: [Double] = []

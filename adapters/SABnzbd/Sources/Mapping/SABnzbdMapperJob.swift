@@ -1,5 +1,5 @@
 /// One job of a session, tracked by its `nzo_id` wherever SABnzbd lists it.
-struct SABnzbdSessionJob: Sendable, Hashable {
+struct SABnzbdMapperJob: Sendable, Hashable {
     /// Where the job was last seen.
     enum Place: String, Sendable, Hashable {
         /// In the queue (downloading, waiting, paused, propagating, checking, fetching).

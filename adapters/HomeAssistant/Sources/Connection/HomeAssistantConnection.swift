@@ -9,7 +9,7 @@ import LiveBridgeNet
 /// Every command goes out from this one loop, so ids are allocated and written in order. A
 /// refused token is a configuration error: it is reported once and retried only after
 /// `authenticationRetryDelay` (failed logins count toward Home Assistant's IP ban).
-struct HomeAssistantSession {
+struct HomeAssistantConnection {
     let configuration: HomeAssistantConfiguration
     let context: AdapterContext
     var mapper: HomeAssistantActivityMapper
@@ -31,7 +31,7 @@ struct HomeAssistantSession {
             do {
                 try await runConnection(establishedAt: &establishedAt)
                 delay = backoff.connectionLost(after: 0)
-            } catch let error as HomeAssistantSessionError where error.kind == .authenticationFailed {
+            } catch let error as HomeAssistantConnectionError where error.kind == .authenticationFailed {
                 delay = configuration.authenticationRetryDelay
                 let message = "\(error.description) Next attempt in \(Self.spoken(delay))."
                 context.health.set(.error, message)
@@ -129,7 +129,7 @@ struct HomeAssistantSession {
             case .tick:
                 let now = ContinuousClock.now
                 if establishedAt == nil, now > setupDeadline {
-                    throw HomeAssistantSessionError(
+                    throw HomeAssistantConnectionError(
                         .setupTimeout,
                         "Home Assistant at \(configuration.url) did not finish authentication and subscriptions within "
                             + "\(Self.spoken(configuration.setupTimeout)); check that \(configuration.configPath).url "
@@ -137,7 +137,7 @@ struct HomeAssistantSession {
                 }
                 guard establishedAt != nil else { continue }
                 if let sent = pingSentAt, now - sent > keepalive {
-                    throw HomeAssistantSessionError(
+                    throw HomeAssistantConnectionError(
                         .keepaliveTimeout,
                         "Home Assistant at \(configuration.url) did not answer a ping within "
                             + "\(Self.spoken(configuration.keepaliveInterval)); the link is presumed dead")
@@ -149,7 +149,7 @@ struct HomeAssistantSession {
                 }
             case .ended(let error):
                 if let error { throw error }
-                throw HomeAssistantSessionError(
+                throw HomeAssistantConnectionError(
                     .connectionEnded, "Home Assistant at \(configuration.url) closed the connection")
             case .message(.binary):
                 continue
@@ -180,7 +180,7 @@ struct HomeAssistantSession {
                         eventsID = id
                         pending.insert(id)
                     case .authInvalid(let reason):
-                        throw HomeAssistantSessionError(
+                        throw HomeAssistantConnectionError(
                             .authenticationFailed,
                             "Home Assistant at \(configuration.url) refused the access token (\"\(reason)\"); create a "
                                 + "long-lived access token on your Home Assistant profile page and set "
@@ -250,8 +250,8 @@ struct HomeAssistantSession {
 
     private static func rejected(
         _ command: String, _ result: HomeAssistantResult, _ configuration: HomeAssistantConfiguration
-    ) -> HomeAssistantSessionError {
-        HomeAssistantSessionError(
+    ) -> HomeAssistantConnectionError {
+        HomeAssistantConnectionError(
             .commandRejected,
             "Home Assistant at \(configuration.url) refused \(command): \(result.errorCode ?? "?") "
                 + "\"\(result.errorMessage ?? "")\"; the token's user may lack permission")

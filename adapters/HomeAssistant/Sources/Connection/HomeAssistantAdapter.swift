@@ -33,7 +33,7 @@ public struct HomeAssistantAdapter: Adapter {
         let mapper = HomeAssistantActivityMapper(mappings: configuration.entities, eventType: configuration.eventType)
         switch configuration.mode {
         case .websocket:
-            var session = HomeAssistantSession(configuration: configuration, context: context, mapper: mapper)
+            var session = HomeAssistantConnection(configuration: configuration, context: context, mapper: mapper)
             try await session.run()
         case .poll:
             var poller = HomeAssistantPoller(

@@ -11,7 +11,7 @@ public import LiveBridgeCore
 /// moves the bar by the share of the remaining bytes that got done, so jobs joining, par2
 /// volumes being added and failed jobs dropping out change the pace, not the position. A job
 /// that leaves for post-processing counts in full; a failed one counts what it fetched.
-public struct SABnzbdSession: Sendable {
+public struct SABnzbdMapper: Sendable {
     /// What the card is about right now.
     enum Stage: String, Sendable, Hashable {
         case waiting, propagating, checking, fetching, downloading, stalled, paused, jobPaused, postProcessing
@@ -24,8 +24,8 @@ public struct SABnzbdSession: Sendable {
     static let downloadingStatuses: Set<String> = ["Downloading", "Fetching", "Grabbing", "Checking"]
 
     /// Slug, name and the end, stall and grace rules.
-    public let settings: SABnzbdSessionSettings
-    var jobs: [SABnzbdSessionJob] = []
+    public let settings: SABnzbdMapperSettings
+    var jobs: [SABnzbdMapperJob] = []
     /// The session's progress, 0…1.
     public internal(set) var progress: Double = 0
     /// When the session began (Unix seconds), nil when none is open.
@@ -58,7 +58,7 @@ public struct SABnzbdSession: Sendable {
     var speedSamples = 0
 
     /// An empty session (nothing open until a job shows up).
-    public init(settings: SABnzbdSessionSettings) {
+    public init(settings: SABnzbdMapperSettings) {
         self.settings = settings
         rate = TransferRateEstimator(window: settings.rateWindow, minimumSpan: min(6, settings.rateWindow))
     }
@@ -187,14 +187,14 @@ public struct SABnzbdSession: Sendable {
 
     // MARK: - Joining and applying answers
 
-    static func job(from slot: SABnzbdQueueSlot) -> SABnzbdSessionJob {
-        SABnzbdSessionJob(
+    static func job(from slot: SABnzbdQueueSlot) -> SABnzbdMapperJob {
+        SABnzbdMapperJob(
             id: slot.id, name: slot.name, place: .queue, status: slot.status, totalBytes: slot.totalBytes,
             doneBytes: slot.doneBytes, remainingBytes: slot.remainingBytes, labels: slot.labels)
     }
 
-    static func job(from slot: SABnzbdHistorySlot) -> SABnzbdSessionJob {
-        var job = SABnzbdSessionJob(
+    static func job(from slot: SABnzbdHistorySlot) -> SABnzbdMapperJob {
+        var job = SABnzbdMapperJob(
             id: slot.id, name: slot.name, place: .unknown, status: slot.status, totalBytes: slot.bytes, doneBytes: 0,
             remainingBytes: 0)
         _ = apply(slot, to: &job)
@@ -202,7 +202,7 @@ public struct SABnzbdSession: Sendable {
     }
 
     /// Updates a job from its queue slot; returns the bytes newly done.
-    static func apply(_ slot: SABnzbdQueueSlot, to job: inout SABnzbdSessionJob) -> Double {
+    static func apply(_ slot: SABnzbdQueueSlot, to job: inout SABnzbdMapperJob) -> Double {
         job.place = .queue
         job.status = slot.status
         job.labels = slot.labels
@@ -215,7 +215,7 @@ public struct SABnzbdSession: Sendable {
     }
 
     /// Updates a job from its history slot; returns the bytes newly done.
-    static func apply(_ slot: SABnzbdHistorySlot, to job: inout SABnzbdSessionJob) -> Double {
+    static func apply(_ slot: SABnzbdHistorySlot, to job: inout SABnzbdMapperJob) -> Double {
         job.status = slot.status
         job.actionLine = slot.actionLine
         job.loaded = slot.loaded
@@ -424,7 +424,7 @@ public struct SABnzbdSession: Sendable {
 
     // MARK: - Cards
 
-    var countedJobs: [SABnzbdSessionJob] { jobs.filter { $0.place != .removed } }
+    var countedJobs: [SABnzbdMapperJob] { jobs.filter { $0.place != .removed } }
 
     /// `2/3 · Job.Name`, or just the name in a one-job session.
     private func subtitle(for id: String?) -> String {
@@ -507,7 +507,7 @@ public struct SABnzbdSession: Sendable {
     }
 
     /// `3 jobs · 1.2 GB · 45 MB/s avg · unpack 2m 3s`, from SABnzbd's own figures.
-    func summary(_ jobs: [SABnzbdSessionJob]) -> String {
+    func summary(_ jobs: [SABnzbdMapperJob]) -> String {
         let bytes = jobs.reduce(0) { $0 + ($1.historyBytes > 0 ? $1.historyBytes : $1.totalBytes) }
         let downloadTime = jobs.reduce(0) { $0 + $1.downloadTime }
         let processingTime = jobs.reduce(0) { $0 + $1.postProcessingTime }

@@ -4,7 +4,7 @@ import LiveBridgeCore
 ///
 /// The description is a sentence for users: what happened, what was expected, what to do.
 /// Tokens never appear (the text also passes through `Redactor`).
-public struct HomeAssistantSessionError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct HomeAssistantConnectionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The category; compare against the static members.
     public struct Kind: Sendable, Hashable, CustomStringConvertible {
         private let name: String

@@ -4,7 +4,7 @@ import LiveBridgeNet
 
 /// The adapter's single consumer: every message, status change and timer tick passes through
 /// here in order, so the mapper (a value) needs no lock and updates are emitted in order.
-struct BambuPrinterMonitor: Sendable {
+struct BambuPrinterConnection: Sendable {
     /// Something that happened to the printer's session.
     typealias Input = MQTTSourceInput
 

@@ -1,6 +1,6 @@
 public import LiveBridgeCore
 
-extension SABnzbdSession {
+extension SABnzbdMapper {
     /// The part of the session a restarted bridge needs to continue the same activity: the jobs
     /// by `nzo_id` with what they counted, and the progress (a `card` member of older snapshots is
     /// ignored: the card follows from the next answer).
@@ -23,17 +23,17 @@ extension SABnzbdSession {
     }
 
     /// Restores a session from `snapshot`; nil when it is unreadable or belongs to another slug.
-    public init?(snapshot: JSONValue, settings: SABnzbdSessionSettings) {
+    public init?(snapshot: JSONValue, settings: SABnzbdMapperSettings) {
         guard snapshot["version"]?.intValue == 1, snapshot["slug"]?.stringValue == settings.slug,
             let list = snapshot["jobs"]?.arrayValue
         else { return nil }
         self.init(settings: settings)
         for entry in list {
             guard let id = entry["id"]?.stringValue, let placeText = entry["place"]?.stringValue,
-                let place = SABnzbdSessionJob.Place(rawValue: placeText)
+                let place = SABnzbdMapperJob.Place(rawValue: placeText)
             else { return nil }
             jobs.append(
-                SABnzbdSessionJob(
+                SABnzbdMapperJob(
                     id: id, name: entry["name"]?.stringValue ?? id,
                     // Where it is now is for the next answer to say.
                     place: place == .queue ? .unknown : place, status: entry["status"]?.stringValue ?? "",

@@ -1,5 +1,5 @@
 /// How the session mapping names the activity and when it calls things stalled, waiting or done.
-public struct SABnzbdSessionSettings: Sendable, Hashable {
+public struct SABnzbdMapperSettings: Sendable, Hashable {
     /// The activity's slug (`sabnzbd-home`).
     public var slug: String
     /// The activity's display name (`SABnzbd (home)`).

@@ -41,15 +41,15 @@ struct HomeAssistantPoller {
                 context.health.set(.ok)
                 context.health.noteEvent()
                 backoff = Backoff(reconnect: configuration.reconnect)
-            } catch let error as HomeAssistantSessionError where error.kind == .authenticationFailed {
+            } catch let error as HomeAssistantConnectionError where error.kind == .authenticationFailed {
                 delay = configuration.authenticationRetryDelay
-                let message = "\(error.description) Next attempt in \(HomeAssistantSession.spoken(delay))."
+                let message = "\(error.description) Next attempt in \(HomeAssistantConnection.spoken(delay))."
                 context.health.set(.error, message)
                 context.logger.error(message, ["url": configuration.url])
             } catch {
                 if Task.isCancelled { throw CancellationError() }
                 delay = max(configuration.pollInterval, backoff.attemptFailed(permanent: false))
-                context.health.set(.degraded, "\(error); next poll in \(HomeAssistantSession.spoken(delay))")
+                context.health.set(.degraded, "\(error); next poll in \(HomeAssistantConnection.spoken(delay))")
                 context.logger.warning("Home Assistant poll failed", ["error": "\(error)"])
             }
             try await context.clock.sleep(for: delay)
@@ -93,17 +93,17 @@ enum HomeAssistantREST {
 
     /// The error for an unexpected status: 401/403 is a configuration error.
     static func failure(_ response: HTTPResponse, path: String, _ configuration: HomeAssistantConfiguration)
-        -> HomeAssistantSessionError
+        -> HomeAssistantConnectionError
     {
         if response.status == 401 || response.status == 403 {
-            return HomeAssistantSessionError(
+            return HomeAssistantConnectionError(
                 .authenticationFailed,
                 "Home Assistant at \(configuration.url) refused the access token (HTTP \(response.status) on "
                     + "GET \(path)); create a long-lived access token on your Home Assistant profile page and set "
                     + "\(configuration.configPath).token.")
         }
         let body = String(response.text.prefix(200))
-        return HomeAssistantSessionError(
+        return HomeAssistantConnectionError(
             .httpStatus,
             "Home Assistant at \(configuration.url) answered HTTP \(response.status) to GET \(path) (expected 200): \(body)"
         )
