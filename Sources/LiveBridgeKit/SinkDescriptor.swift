@@ -20,30 +20,33 @@ public struct SinkDescriptor: Sendable {
     }
 }
 
-/// What a sink's factory may use.
+/// What a sink's factory may use: what a source's may (`SourceServices`, its members read
+/// through this one: `services.clock`), and every configured source by name for the sinks that
+/// notify.
+@dynamicMemberLookup
 public struct SinkServices: Sendable {
-    public var dataDir: String
-    public var store: any StateStore
-    public var clock: any TimeSource
-    public var logger: Logger
-    public var metrics: MetricsRegistry
-    public var health: HealthRegistry
-    public var http: any HTTPTransport
+    public var source: SourceServices
     /// Every configured source by name (its type and its own `notify`), for sinks that notify.
     public var sources: [String: NotificationSource]
 
+    public init(_ source: SourceServices, sources: [String: NotificationSource] = [:]) {
+        self.source = source
+        self.sources = sources
+    }
+
     public init(
         dataDir: String, store: any StateStore, clock: any TimeSource, logger: Logger, metrics: MetricsRegistry,
-        health: HealthRegistry, http: any HTTPTransport, sources: [String: NotificationSource] = [:]
+        health: HealthRegistry, http: any HTTPTransport, economy: EconomySettings
     ) {
-        self.dataDir = dataDir
-        self.store = store
-        self.clock = clock
-        self.logger = logger
-        self.metrics = metrics
-        self.health = health
-        self.http = http
-        self.sources = sources
+        self.init(
+            SourceServices(
+                dataDir: dataDir, store: store, clock: clock, logger: logger, metrics: metrics, health: health,
+                http: http, economy: economy))
+    }
+
+    public subscript<Value>(dynamicMember path: WritableKeyPath<SourceServices, Value>) -> Value {
+        get { source[keyPath: path] }
+        set { source[keyPath: path] = newValue }
     }
 }
 

@@ -16,7 +16,7 @@ import Synchronization
 ///
 /// Faults can be injected: N× 503, 429 with `Retry-After`, a dropped connection, latency, an
 /// exhausted quota, and refusing connections altogether (`goDown()` closes the socket).
-public final class FakePushWardServer: Sendable {
+public final class FakePushWardServer: LoopbackFake {
     /// One stored activity.
     public struct Activity: Sendable, Equatable {
         public var slug: String
@@ -89,7 +89,7 @@ public final class FakePushWardServer: Sendable {
     public let apiKey: String
     private let clock: any TimeSource
     private let state = Mutex(State())
-    private let server = RestartableLoopbackServer()
+    public let loopback = RestartableLoopbackServer()
     private let waiters = Mutex<[UInt64: CheckedContinuation<Void, Never>]>([:])
     private let nextWaiter = Mutex<UInt64>(0)
 
@@ -102,26 +102,11 @@ public final class FakePushWardServer: Sendable {
     {
         self.apiKey = apiKey
         self.clock = clock
-        try server.start(port: port) { [weak self] request in
+        try loopback.start(port: port) { [weak self] request in
             guard let self else { return .dropConnection }
             return await self.handle(request)
         }
     }
-
-    /// The bound port.
-    public var port: UInt16 { server.port }
-
-    /// `http://127.0.0.1:<port>`.
-    public var baseURL: String { "http://127.0.0.1:\(port)" }
-
-    /// Closes the socket: connections are refused until `comeBack()`.
-    public func goDown() { server.goDown() }
-
-    /// Listens again on the same port.
-    public func comeBack() throws { try server.comeBack() }
-
-    /// Stops the server for good.
-    public func shutdown() { goDown() }
 
     // MARK: - Test controls and inspection
 

@@ -21,7 +21,7 @@ import Synchronization
 /// Faults can be injected (any error answer, 429 with `Retry-After`, an HTML page, a dropped
 /// connection, latency), activities can be made to vanish (`expire`), the plan can be the free
 /// one (button styling refused) and the quota limited; `goDown()` refuses connections.
-public final class FakeStateObjectServer: Sendable {
+public final class FakeStateObjectServer: LoopbackFake {
     /// One stored activity.
     public struct Activity: Sendable, Equatable {
         public var id: String
@@ -119,7 +119,7 @@ public final class FakeStateObjectServer: Sendable {
     public let routes: Routes
     private let clock: any TimeSource
     private let state = Mutex(State())
-    private let server = RestartableLoopbackServer()
+    public let loopback = RestartableLoopbackServer()
 
     static let enums: [String: Set<String>] = [
         "layout": ["progress", "picture", "versus", "countdown"], "progressStyle": ["segmented", "linear"],
@@ -151,26 +151,11 @@ public final class FakeStateObjectServer: Sendable {
         self.apiKeyHeader = apiKeyHeader
         self.routes = routes
         self.clock = clock
-        try server.start(port: port) { [weak self] request in
+        try loopback.start(port: port) { [weak self] request in
             guard let self else { return .dropConnection }
             return await self.handle(request)
         }
     }
-
-    /// The bound port.
-    public var port: UInt16 { server.port }
-
-    /// `http://127.0.0.1:<port>`.
-    public var baseURL: String { "http://127.0.0.1:\(port)" }
-
-    /// Closes the socket: connections are refused until `comeBack()`.
-    public func goDown() { server.goDown() }
-
-    /// Listens again on the same port.
-    public func comeBack() throws { try server.comeBack() }
-
-    /// Stops the server for good.
-    public func shutdown() { goDown() }
 
     // MARK: - Test controls and inspection
 

@@ -52,3 +52,26 @@ public final class RestartableLoopbackServer: Sendable {
         }
     }
 }
+
+/// A fake service listening on a `RestartableLoopbackServer`: its port and URL, and the outages
+/// a test stages.
+public protocol LoopbackFake: AnyObject, Sendable {
+    var loopback: RestartableLoopbackServer { get }
+}
+
+extension LoopbackFake {
+    /// The bound port.
+    public var port: UInt16 { loopback.port }
+
+    /// `http://127.0.0.1:<port>`.
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Closes the socket: connections are refused until `comeBack()`.
+    public func goDown() { loopback.goDown() }
+
+    /// Listens again on the same port.
+    public func comeBack() throws { try loopback.comeBack() }
+
+    /// Stops the server for good.
+    public func shutdown() { goDown() }
+}

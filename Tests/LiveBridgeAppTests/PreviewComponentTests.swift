@@ -1,5 +1,6 @@
 import Foundation
 import LiveBridgeCore
+import LiveBridgeKit
 import LiveBridgeNet
 import LiveBridgeSinks
 import LiveBridgeTestSupport

@@ -3,35 +3,9 @@ public import LiveBridgeKit
 public import LiveBridgeNet
 public import LiveBridgeSinks
 
-/// What a component factory may use: what a source's may (`SourceServices`), and every
-/// configured source by name for the sinks that notify.
-@dynamicMemberLookup
-public struct RuntimeServices: Sendable {
-    public var source: SourceServices
-    /// Every configured source by name (its type and its own `notify`), for sinks that notify.
-    public var sources: [String: NotificationSource] = [:]
-
-    public init(
-        dataDir: String, store: any StateStore, clock: any TimeSource, logger: Logger, metrics: MetricsRegistry,
-        health: HealthRegistry, http: any HTTPTransport, economy: EconomySettings
-    ) {
-        source = SourceServices(
-            dataDir: dataDir, store: store, clock: clock, logger: logger, metrics: metrics, health: health, http: http,
-            economy: economy)
-    }
-
-    /// What a sink's factory gets.
-    public var sink: SinkServices {
-        SinkServices(
-            dataDir: source.dataDir, store: source.store, clock: source.clock, logger: source.logger,
-            metrics: source.metrics, health: source.health, http: source.http, sources: sources)
-    }
-
-    public subscript<Value>(dynamicMember path: WritableKeyPath<SourceServices, Value>) -> Value {
-        get { source[keyPath: path] }
-        set { source[keyPath: path] = newValue }
-    }
-}
+/// What a component factory may use: the sinks' services, whose `source` part is what a
+/// source's factory gets.
+public typealias RuntimeServices = SinkServices
 
 /// Every source and sink type the executable knows: the one place that sees all adapters and
 /// sinks. Adding a source is a folder under `adapters/` and one line in
@@ -67,7 +41,7 @@ public struct ComponentRegistry: Sendable {
                 entry.reader.problem("type", unknownType(entry.type, known: self.sinks.map(\.type)))
                 continue
             }
-            if let sink = kind.make(entry, services.sink) { sinks.append(sink) }
+            if let sink = kind.make(entry, services) { sinks.append(sink) }
         }
         for entry in config.sources {
             guard let kind = self.sources.first(where: { $0.type == entry.type }) else {

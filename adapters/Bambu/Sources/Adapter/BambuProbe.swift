@@ -1,4 +1,5 @@
 import LiveBridgeCore
+import LiveBridgeKit
 import LiveBridgeNet
 
 /// `livebridge check` for a printer: one connection, one `pushall`, one answer.
@@ -30,36 +31,24 @@ struct BambuProbe {
         let statuses = session.statusUpdates()
         let clock = context.clock
         let timeout = self.timeout
-        let outcome = await withTaskGroup(of: Outcome?.self) { group -> Outcome in
-            group.addTask {
-                var state = BambuPrinterState()
-                for await message in session.messages {
-                    guard case .status(let report)? = try? BambuReport.decode(message.payload) else { continue }
-                    state.merge(report)
-                    if state.hasFullReport { return .report(state) }
-                }
-                return nil
-            }
-            group.addTask {
-                for await status in statuses {
-                    if let error = status.state.error, error.isConfigurationProblem { return .refused(error) }
-                }
-                return nil
-            }
-            group.addTask {
-                try? await clock.sleep(for: timeout)
-                return .timedOut
-            }
-            var result = Outcome.timedOut
-            for await outcome in group {
-                if let outcome {
-                    result = outcome
-                    break
-                }
-            }
-            group.cancelAll()
-            return result
-        }
+        let outcome = await firstAnswer(
+            of: [
+                { @Sendable in
+                    var state = BambuPrinterState()
+                    for await message in session.messages {
+                        guard case .status(let report)? = try? BambuReport.decode(message.payload) else { continue }
+                        state.merge(report)
+                        if state.hasFullReport { return Outcome.report(state) }
+                    }
+                    return nil
+                },
+                { @Sendable in
+                    for await status in statuses {
+                        if let error = status.state.error, error.isConfigurationProblem { return .refused(error) }
+                    }
+                    return nil
+                },
+            ], within: timeout, on: clock, else: .timedOut)
         let status = session.status
         await session.shutdown()
         let certificate = status.peerCertificate.map { "certificate sha256 \($0.colonHex)" } ?? "no certificate seen"

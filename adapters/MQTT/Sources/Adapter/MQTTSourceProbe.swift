@@ -1,4 +1,5 @@
 import LiveBridgeCore
+import LiveBridgeKit
 import LiveBridgeNet
 
 /// `livebridge check` for an MQTT source: one connection with the configured account and TLS,
@@ -29,28 +30,16 @@ struct MQTTSourceProbe {
         let statuses = session.statusUpdates()
         let clock = context.clock
         let timeout = self.timeout
-        let outcome = await withTaskGroup(of: Outcome?.self) { group -> Outcome in
-            group.addTask {
-                for await status in statuses {
-                    if status.state.isConnected { return .connected }
-                    if let error = status.state.error, error.isConfigurationProblem { return .refused(error) }
+        let outcome = await firstAnswer(
+            of: [
+                { @Sendable in
+                    for await status in statuses {
+                        if status.state.isConnected { return Outcome.connected }
+                        if let error = status.state.error, error.isConfigurationProblem { return .refused(error) }
+                    }
+                    return nil
                 }
-                return nil
-            }
-            group.addTask {
-                try? await clock.sleep(for: timeout)
-                return .timedOut
-            }
-            var result = Outcome.timedOut
-            for await outcome in group {
-                if let outcome {
-                    result = outcome
-                    break
-                }
-            }
-            group.cancelAll()
-            return result
-        }
+            ], within: timeout, on: clock, else: .timedOut)
         let endpoint = configuration.session.endpoint
         switch outcome {
         case .connected:
