@@ -8,6 +8,7 @@
 
 import LiveBridgeApp
 import LiveBridgeCore
+import LiveBridgeKit
 import LiveBridgeNet
 
 /// What the config may reference as `${NAME}`.

@@ -9,7 +9,6 @@
 //   - the outcome does not depend on how TCP cut the stream: feeding the same bytes in chunks
 //     (sizes drawn from the input) gives the same requests and the same rejection.
 
-import LiveBridgeCore
 import LiveBridgeNet
 
 @_cdecl("LLVMFuzzerTestOneInput")

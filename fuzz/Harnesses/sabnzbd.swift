@@ -1,5 +1,5 @@
 // Harness `sabnzbd`: SABnzbd's queue and history answers (`SABnzbdQueue`, `SABnzbdHistory`) and the
-// session mapping they feed (`SABnzbdSession`). The first byte picks what the rest is read as.
+// session mapping they feed (`SABnzbdMapper`). The first byte picks what the rest is read as.
 //
 // Invariants: any answer decodes to a value or a typed error (never a crash); a decoded answer run
 // through the session gives updates whose progress is within 0…1 and whose content validates.
@@ -12,7 +12,7 @@ public func fuzzSABnzbd(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
     let asHistory = input.bool()
     guard let json = try? JSONParser.parse(input.rest()) else { return 0 }
-    var session = SABnzbdSession(settings: SABnzbdSessionSettings(slug: "sab-fuzz", name: "SABnzbd"))
+    var session = SABnzbdMapper(settings: SABnzbdMapperSettings(slug: "sab-fuzz", name: "SABnzbd"))
     let idle = try! SABnzbdQueue(answer: ["queue": ["status": "Idle", "slots": []]])
     var updates: [ActivityUpdate] = []
     if asHistory {
