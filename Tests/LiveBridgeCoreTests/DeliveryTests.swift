@@ -168,6 +168,30 @@ struct DeliveryTests {
         #expect(sink.state.withLock { $0.documents["a"]?["progress"] } == 0.5)
     }
 
+    @Test(
+        "waiting for idle gives up at once when nothing can go out before the deadline (a spent quota, a retry later)",
+        .timeLimit(.minutes(1)))
+    func idleWaitWhenNothingCanGo() async {
+        let clock = VirtualClock(start: 1_781_517_600)
+        let sink = RecordingSink(clock: clock)
+        sink.fail([SinkError(.quotaExhausted(until: 1_782_864_000), status: 429, message: "quota")])
+        let queue = makeQueue(sink, clock: clock)
+        await queue.enqueue(frame("a", 1, patch: ["progress": 0.1]))
+        await queue.pump()
+        // The virtual clock never moves here: a wait for the deadline would not return.
+        #expect(await queue.waitUntilIdle(deadline: clock.now + 5) == false)
+        let retrying = RecordingSink(clock: clock)
+        retrying.fail([SinkError(.unavailable, status: 503, message: "down")])
+        var policy = RetryPolicy()
+        policy.initialDelay = 30
+        policy.jitter = 0
+        let later = makeQueue(retrying, clock: clock, policy: policy)
+        await later.enqueue(frame("a", 1, patch: ["progress": 0.1]))
+        #expect(await later.pump() == clock.now + 30)
+        #expect(await later.waitUntilIdle(deadline: clock.now + 5) == false, "its retry is after the deadline")
+        #expect(await later.pendingCount == 1, "nothing is dropped: it only stops waiting")
+    }
+
     @Test("a refused frame is dropped and reported, not retried")
     func rejectedIsDropped() async {
         let clock = VirtualClock(start: 0)

@@ -253,8 +253,13 @@ public actor DeliveryQueue {
     }
 
     /// Waits until every frame is delivered or given up, or until `deadline`; true when idle.
+    /// Returns false at once when no frame can be sent before `deadline`.
     public func waitUntilIdle(deadline: Double) async -> Bool {
         if pendingCount == 0 { return true }
+        // Nothing can go out before the deadline (a spent quota, an open breaker, every frame
+        // waiting for its retry): waiting would only hold up a shutdown.
+        if let gate = faults.gate, gate > deadline { return false }
+        if slugs.values.allSatisfy({ $0.frames.isEmpty || $0.nextAttempt > deadline }) { return false }
         let clock = self.clock
         return await withTaskGroup(of: Bool.self) { group in
             group.addTask { await self.waitForIdle() }
