@@ -119,7 +119,11 @@ public struct MQTTJobMapper: Sendable {
             offlineSince = nil
             // A source back (or the broker again) may not have had the question: ask again.
             askedFor = nil
-            guard offlineShown else { return ask() }
+            guard offlineShown else {
+                var output = Output()
+                output.requests = ask()
+                return output
+            }
             offlineShown = false
             return evaluate(at: t, problems: [])
         }
@@ -185,7 +189,7 @@ public struct MQTTJobMapper: Sendable {
         }
         if running {
             problems += readProblems()
-            output.requests = ask().requests
+            output.requests = ask()
         }
         if problems.isEmpty {
             lastProblem = nil
@@ -297,11 +301,10 @@ public struct MQTTJobMapper: Sendable {
     }
 
     /// A request for the printed file's estimate, unless it is known or already asked for.
-    private mutating func ask() -> Output {
-        var output = Output()
+    private mutating func ask() -> [Request] {
         guard running, let slicer = mapping.slicerEstimate, let file = printedFile, slicerTimes[file] == nil,
             askedFor != file
-        else { return output }
+        else { return [] }
         askedFor = file
         let id = nextRequestID
         nextRequestID += 1
@@ -311,8 +314,7 @@ public struct MQTTJobMapper: Sendable {
             "jsonrpc": .string("2.0"), "method": .string("server.files.metadata"),
             "params": .object(["filename": .string(file)]), "id": .number(Double(id)),
         ])
-        output.requests = [Request(topic: slicer.requestTopic, payload: JSONWriter.string(request))]
-        return output
+        return [Request(topic: slicer.requestTopic, payload: JSONWriter.string(request))]
     }
 
     /// A JSON-RPC answer on the response topic: a file's metadata (ours, or another client's for
