@@ -142,6 +142,9 @@ struct MQTTPresetTests {
             60, status,
             #"{"eventtime":61,"status":{"print_stats":{"print_duration":60},"display_status":{"progress":0.005}}}"#)
         #expect(delta.requests.isEmpty)
+        // Whatever else shares the response topic and is not JSON is not this job's: no update, nothing said.
+        let garbage = receive(61, response, "not json")
+        #expect(garbage.updates.isEmpty && garbage.problem == nil && garbage.requests.isEmpty)
         // Another client's answer about another file is not this print's.
         let other = receive(
             61, response, #"{"jsonrpc":"2.0","result":{"filename":"other.gcode","estimated_time":99},"id":7}"#)
