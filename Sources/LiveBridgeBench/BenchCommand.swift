@@ -8,7 +8,7 @@ import LiveBridgeNet
 /// what only the bench needs (Foundation's `Process`, the fakes) stays out of `livebridge`.
 public enum BenchCommand {
     static let usage = """
-        usage: livebridge-bench [--quick] [--json] [--only SECTIONS] [--trajectories DIR] [--events N]
+        usage: livebridge-bench [--quick] [--json] [--only SECTIONS] [--recordings DIR] [--events N]
                                 [--binary PATH] [--idle SECONDS] [--busy SECONDS] [--jobs N] [--explain JOB]
                                 [--trace] [--set K=V,…]
 
@@ -16,7 +16,7 @@ public enum BenchCommand {
           economy     each trajectory through the real tracker on a virtual clock: pushes, max and mean
                       display error on a 1 s grid, the ratio to the oracle (fewest pushes keeping the
                       error within ε), and the same figures for a fixed-interval policy (5 s / 30 s)
-          corpus      the generated corpus (13 families x 40 seeded variants) through the real tracker:
+          corpus      the generated corpus (\(Corpus.families.count) families x \(Corpus.variants) seeded variants) through the real tracker:
                       per family p50/p95/max of (pushes - 1) / oracle, max display error, and
                       invariant violations (oscillation, absurd countdown, stale number, coalescing)
           month       a typical month (30 downloads, 12 prints, 40 washer cycles) against 250 updates
@@ -30,7 +30,7 @@ public enum BenchCommand {
           --quick            a short version of everything (seconds)
           --json             JSON instead of markdown
           --only LIST        comma-separated sections (default: all)
-          --trajectories DIR the committed trajectories (default: bench/trajectories here or above)
+          --recordings DIR   the committed recordings (default: bench/recordings here or above)
           --events N         latency events (default 10000; quick 200)
           --binary PATH      the livebridge binary to measure (default: the one next to this program)
           --idle SECONDS     idle measurement (default 60; quick 1)
@@ -61,7 +61,7 @@ public enum BenchCommand {
         do throws(UsageError) {
             let parsed = try ParsedArguments(
                 arguments,
-                options: ["only", "trajectories", "events", "binary", "idle", "busy", "jobs", "explain", "set"],
+                options: ["only", "recordings", "events", "binary", "idle", "busy", "jobs", "explain", "set"],
                 flags: ["quick", "json", "trace", "help"])
             if parsed.flag("help") {
                 output.out(usage)
@@ -77,7 +77,7 @@ public enum BenchCommand {
                 }
                 options.sections = Set(names)
             }
-            options.trajectories = parsed.value("trajectories")
+            options.recordings = parsed.value("recordings")
             options.explain = parsed.value("explain")
             options.trace = parsed.flag("trace")
             if let assignments = parsed.value("set") { options.settings = try economySettings(assignments) }
@@ -103,7 +103,7 @@ public enum BenchCommand {
                 return ExitStatus.usage
             }
             do throws(BenchError) {
-                let loaded = try trajectory.load(directory: BenchTrajectories.directory(explicit: options.trajectories))
+                let loaded = try trajectory.load(directory: BenchTrajectories.directory(explicit: options.recordings))
                 output.out(BenchExplanation.render(loaded, settings: options.settings, trace: options.trace))
                 return ExitStatus.ok
             } catch {
@@ -174,7 +174,8 @@ struct BenchOptions: Sendable {
     var quick = false
     var json = false
     var sections = Set(BenchCommand.sections)
-    var trajectories: String?
+    /// `--recordings DIR`.
+    var recordings: String?
     var binary: String?
     var events: Int?
     var idleSeconds: Double?

@@ -16,7 +16,7 @@ struct BenchRunner: Sendable {
         let wanted = options.sections
         var loaded: [LoadedTrajectory] = []
         if wanted.contains("economy") || wanted.contains("month") {
-            let directory = BenchTrajectories.directory(explicit: options.trajectories)
+            let directory = BenchTrajectories.directory(explicit: options.recordings)
             let catalog = options.quick ? BenchTrajectories.quick : BenchTrajectories.standard
             for trajectory in catalog {
                 do throws(BenchError) {

@@ -4,15 +4,10 @@ import LiveBridgeBambu
 import LiveBridgeHomeAssistant
 import LiveBridgeSABnzbd
 
-/// The jobs the benchmark replays, one entry each.
-///
-/// To run a recording through an adapter's real mapping instead of the bench's stand-in, change
-/// the line's source, e.g.
-///
-///     BenchTrajectory("sabnzbd-a-steady", .download, "…",
-///         AdapterRecording("sabnzbd-a-steady.raw.jsonl", format: SABnzbdSource.replayFormat)),
-///
-/// (commit the raw recording next to the others). Every figure of the report follows.
+/// The jobs the benchmark replays, one entry each: the recordings under `bench/recordings/`
+/// (paths relative to it) through their adapters' own mapping (`<Source>.replayFormat`, the
+/// format its `SourceDescriptor` carries), and trajectories generated in code. Every figure of
+/// the report follows from the `[ActivityUpdate]` each yields.
 enum BenchTrajectories {
     static var standard: [BenchTrajectory] { catalog(scale: 1) }
 
@@ -26,22 +21,22 @@ enum BenchTrajectories {
             BenchTrajectory(
                 "sabnzbd-a-steady", .download, "SABnzbd 4.5.0 recording: 60 MiB at a steady 1 MiB/s",
                 AdapterRecording(
-                    "../../Tests/LiveBridgeSABnzbdTests/Fixtures/a-steady/raw.jsonl",
+                    "sabnzbd/a-steady/raw.jsonl",
                     format: SABnzbdSource.replayFormat)),
             BenchTrajectory(
                 "sabnzbd-c-two-jobs", .download, "SABnzbd 4.5.0 recording: two 30 MiB jobs, then post-processing",
                 AdapterRecording(
-                    "../../Tests/LiveBridgeSABnzbdTests/Fixtures/c-two-jobs/raw.jsonl",
+                    "sabnzbd/c-two-jobs/raw.jsonl",
                     format: SABnzbdSource.replayFormat)),
             BenchTrajectory(
                 "sabnzbd-d-pause-resume", .download, "SABnzbd 4.5.0 recording: 60 MiB, paused 20 s at 32 %",
                 AdapterRecording(
-                    "../../Tests/LiveBridgeSABnzbdTests/Fixtures/d-pause-resume/raw.jsonl",
+                    "sabnzbd/d-pause-resume/raw.jsonl",
                     format: SABnzbdSource.replayFormat)),
             BenchTrajectory(
                 "sabnzbd-f-failed", .download, "SABnzbd 4.5.0 recording: every article missing, failed",
                 AdapterRecording(
-                    "../../Tests/LiveBridgeSABnzbdTests/Fixtures/f-failed/raw.jsonl",
+                    "sabnzbd/f-failed/raw.jsonl",
                     format: SABnzbdSource.replayFormat)),
             // Real SABnzbd 4.5 recordings made for the bench (bench/recordings/README.md).
             recorded("sabnzbd-a-steady-2mib", "40 MiB at 2 MiB/s", "a-steady-2mib"),
@@ -62,23 +57,23 @@ enum BenchTrajectories {
             slowServer("sabnzbd-slow-i-pause-job", "12 MiB, one job paused 60 s at 30 %", "slow-i-pause-job"),
             // The same recordings from a server 60 times slower: hour-long jobs counted in whole
             // articles a minute or more apart, polled every 30 s.
-            slower("sabnzbd-a-steady-1h", "60 MiB at 17 KiB/s", "../../Tests/LiveBridgeSABnzbdTests/Fixtures/a-steady"),
-            slower("sabnzbd-b-speedchange-1h", "the rate halved at 50 %", "../recordings/sabnzbd/b-speedchange"),
-            slower("sabnzbd-e-repair-1h", "repaired by par2 (the total grows)", "../recordings/sabnzbd/e-repair"),
-            slower("sabnzbd-h-stall-1h", "the news server silent 15 min at 40 %", "../recordings/sabnzbd/h-stall"),
-            slower("sabnzbd-i-pause-job-1h", "one job paused 20 min at 30 %", "../recordings/sabnzbd/i-pause-job"),
+            slower("sabnzbd-a-steady-1h", "60 MiB at 17 KiB/s", "sabnzbd/a-steady"),
+            slower("sabnzbd-b-speedchange-1h", "the rate halved at 50 %", "sabnzbd/b-speedchange"),
+            slower("sabnzbd-e-repair-1h", "repaired by par2 (the total grows)", "sabnzbd/e-repair"),
+            slower("sabnzbd-h-stall-1h", "the news server silent 15 min at 40 %", "sabnzbd/h-stall"),
+            slower("sabnzbd-i-pause-job-1h", "one job paused 20 min at 30 %", "sabnzbd/i-pause-job"),
             BenchTrajectory(
                 "ha-washer-12m", .washer,
                 "real Home Assistant 2024.3: the 8-minute program's phases over 12 minutes",
                 AdapterRecording(
-                    "../recordings/homeassistant/washer-12m.jsonl",
+                    "homeassistant/washer-12m.jsonl",
                     format: HomeAssistantSource.replayFormat),
                 typical: false),
             BenchTrajectory(
                 "ha-washer-8m", .washer,
                 "real Home Assistant 2024.3: progress in whole % every 30 s, remaining in whole minutes every 60 s",
                 AdapterRecording(
-                    "../recordings/homeassistant/washer-8m.jsonl", format: HomeAssistantSource.replayFormat
+                    "homeassistant/washer-8m.jsonl", format: HomeAssistantSource.replayFormat
                 )),
             BenchTrajectory(
                 "download-\(label(7200 * scale))-steady", .download,
@@ -117,13 +112,13 @@ enum BenchTrajectories {
             BenchTrajectory(
                 "bambu-p1-3h", .print, "simulated P1 print through the Bambu adapter: 300 layers, speed ±30 %",
                 AdapterRecording(
-                    "../../Tests/LiveBridgeBambuTests/Fixtures/p1-3h-print.jsonl",
+                    "bambu/p1-3h-print.jsonl",
                     format: BambuSource.replayFormat)),
             BenchTrajectory(
                 "ha-washer-30m", .washer,
                 "Home Assistant washer through the HA adapter: timer + progress sensor + program",
                 AdapterRecording(
-                    "../../Tests/LiveBridgeHomeAssistantTests/Fixtures/washer_cycle_30min.jsonl",
+                    "homeassistant/washer_cycle_30min.jsonl",
                     format: HomeAssistantSource.replayFormat)),
             BenchTrajectory(
                 "washer-30m", .washer, "synthetic Home Assistant timer: 30 min, fixed finishes_at",
@@ -136,7 +131,7 @@ enum BenchTrajectories {
         BenchTrajectory(
             name, .download, "SABnzbd 4.5.0 recording: \(summary)",
             AdapterRecording(
-                "../recordings/sabnzbd/\(folder)/raw.jsonl", format: SABnzbdSource.replayFormat),
+                "sabnzbd/\(folder)/raw.jsonl", format: SABnzbdSource.replayFormat),
             typical: typical)
     }
 
@@ -161,18 +156,18 @@ enum BenchTrajectories {
             ? "\(Int(seconds / 3600))h" : "\(Int((seconds / 60).rounded()))m"
     }
 
-    /// The trajectories directory: `explicit`, else `bench/trajectories` in the working directory
-    /// or the nearest parent that has one.
+    /// The recordings directory: `explicit`, else `bench/recordings` in the working directory or
+    /// the nearest parent that has one.
     static func directory(explicit: String?) -> String {
         if let explicit { return explicit }
         var candidate = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         for _ in 0..<8 {
-            let path = candidate.appendingPathComponent("bench/trajectories").path
+            let path = candidate.appendingPathComponent("bench/recordings").path
             if FileManager.default.fileExists(atPath: path) { return path }
             let parent = candidate.deletingLastPathComponent()
             if parent.path == candidate.path { break }
             candidate = parent
         }
-        return "bench/trajectories"
+        return "bench/recordings"
     }
 }

@@ -22,30 +22,13 @@ struct BenchError: Error, Sendable, CustomStringConvertible {
 /// Where a benchmark job's observations come from.
 ///
 /// Every source yields the `[ActivityUpdate]` the tracker would receive, `observedAt` counted
-/// from `base`. The sources are interchangeable, so moving a trajectory from the bench's stand-in
-/// mapping to an adapter's real one is one line in `BenchTrajectories.standard`: give it an
-/// `AdapterRecording` with the adapter's `ReplayFormat`.
+/// from `base`: a recording under `bench/recordings/` through a `ReplayFormat` (an adapter's own
+/// mapping, or the `updates` format), or a trajectory generated in code.
 protocol TrajectorySource: Sendable {
     /// Where the observations come from, for the report ("recorded", "synthetic", "adapter").
     var origin: String { get }
     /// The observations, in time order, with `observedAt` set.
     func updates(base: Double, directory: String) throws(BenchError) -> [ActivityUpdate]
-}
-
-/// Observations committed under `bench/trajectories/` in the `livebridge replay` "updates" format
-/// (derived from recordings by the bench's stand-in mapping, e.g. `bench/derive_sabnzbd.py`).
-struct RecordedObservations: TrajectorySource {
-    /// File name inside the trajectories directory.
-    var file: String
-    var origin: String { "recorded" }
-
-    init(_ file: String) {
-        self.file = file
-    }
-
-    func updates(base: Double, directory: String) throws(BenchError) -> [ActivityUpdate] {
-        try AdapterRecording(file, format: ReplayFormats.updates).updates(base: base, directory: directory)
-    }
 }
 
 /// A raw recording run through an adapter's own replay mapping (its `ReplayFormat.parse`), so the
@@ -64,7 +47,7 @@ struct AdapterRecording: TrajectorySource {
         let path = directory.hasSuffix("/") ? directory + file : directory + "/" + file
         guard let data = FileManager.default.contents(atPath: path) else {
             throw BenchError(
-                "cannot read trajectory \(path); run the bench from the repository root or pass --trajectories DIR")
+                "cannot read recording \(path); run the bench from the repository root or pass --recordings DIR")
         }
         let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
         do {

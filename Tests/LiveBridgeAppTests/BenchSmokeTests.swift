@@ -10,9 +10,9 @@ import Testing
 /// a debug build on a shared machine).
 @Suite("livebridge-bench --quick", .serialized, .timeLimit(.minutes(1)))
 struct BenchSmokeTests {
-    /// `bench/trajectories` of this checkout, whatever the working directory.
-    static let trajectories = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("bench/trajectories").path
+    /// `bench/recordings` of this checkout, whatever the working directory.
+    static let recordings = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("bench/recordings").path
 
     @Test("runs every section and reports sane figures")
     func quickRun() async throws {
@@ -21,7 +21,7 @@ struct BenchSmokeTests {
         let out = Mutex("")
         let err = Mutex("")
         let status = await BenchCommand.run(
-            ["--quick", "--json", "--trajectories", Self.trajectories], environment: [:],
+            ["--quick", "--json", "--recordings", Self.recordings], environment: [:],
             output: CommandOutput(
                 out: { text in out.withLock { $0 += text } }, err: { text in err.withLock { $0 += text + "\n" } }))
         let elapsed = ContinuousClock.now - started
@@ -138,7 +138,7 @@ struct BenchSmokeTests {
     func markdown() async {
         let out = Mutex("")
         let status = await BenchCommand.run(
-            ["--quick", "--only", "economy,throughput", "--trajectories", Self.trajectories],
+            ["--quick", "--only", "economy,throughput", "--recordings", Self.recordings],
             environment: [:], output: CommandOutput(out: { text in out.withLock { $0 += text } }, err: { _ in }))
         let text = out.withLock { $0 }
         #expect(status == 0)

@@ -26,7 +26,7 @@ struct ResumeGlideTests {
     func coarseStands() throws {
         // The real recording of one SABnzbd job paused and resumed: articles of several percent.
         let trajectory = try #require(BenchTrajectories.standard.first { $0.name == "sabnzbd-i-pause-job" })
-        let updates = try trajectory.load(directory: BenchSmokeTests.trajectories).updates
+        let updates = try trajectory.load(directory: BenchSmokeTests.recordings).updates
         var everyone = EconomySettings()
         everyone.resumeGlideStepShare = 1000
         let gated = EconomySimulation(model: .interpolating, settings: EconomySettings()).run(updates).totalPushes

@@ -5,10 +5,20 @@ import LiveBridgeCore
 enum BambuFixtures {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
         "Fixtures")
+    /// `bench/recordings/bambu` of this checkout: the recordings the bench replays too.
+    static let recordingsDirectory = directory.deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("bench/recordings/bambu")
+
+    /// `name` under `Fixtures/` when it is there, else under `bench/recordings/bambu/`.
+    static func url(_ name: String) -> URL {
+        let local = directory.appendingPathComponent(name)
+        return FileManager.default.fileExists(atPath: local.path)
+            ? local : recordingsDirectory.appendingPathComponent(name)
+    }
 
     /// The lines of a fixture file.
     static func lines(_ name: String) throws -> [String] {
-        let text = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+        let text = try String(contentsOf: url(name), encoding: .utf8)
         return text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     }
 

@@ -160,7 +160,7 @@ struct BambuReplayTests {
         let generated = Self.threeHourScript.recording()
         if ProcessInfo.processInfo.environment["BAMBU_WRITE_FIXTURES"] == "1" {
             try (generated.joined(separator: "\n") + "\n").write(
-                to: BambuFixtures.directory.appendingPathComponent("p1-3h-print.jsonl"), atomically: true,
+                to: BambuFixtures.url("p1-3h-print.jsonl"), atomically: true,
                 encoding: .utf8)
         }
         let firstDifference = zip(committed, generated).enumerated().first { $0.element.0 != $0.element.1 }?.offset

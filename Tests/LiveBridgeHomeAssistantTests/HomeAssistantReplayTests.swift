@@ -107,7 +107,7 @@ struct HomeAssistantRealWasherTests {
     /// program, whole percent every 30 s, remaining in whole minutes every 60 s, `ceil`): the
     /// program starts at t = 5.0 and ends at t = 485.3.
     static func updates() throws -> [ActivityUpdate] {
-        try HomeAssistantReplay.updates(lines: Fixture.lines("washer_8m_real.jsonl"), base: base)
+        try HomeAssistantReplay.updates(lines: Fixture.lines("washer-8m.jsonl"), base: base)
     }
 
     @Test("the remaining minutes count down from their own report: every finish stated is the true one")

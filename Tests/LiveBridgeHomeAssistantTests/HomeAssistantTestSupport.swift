@@ -8,10 +8,20 @@ import Synchronization
 enum Fixture {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
         "Fixtures")
+    /// `bench/recordings/homeassistant` of this checkout: the recordings the bench replays too.
+    static let recordingsDirectory = directory.deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("bench/recordings/homeassistant")
+
+    /// `name` under `Fixtures/` when it is there, else under `bench/recordings/homeassistant/`.
+    static func url(_ name: String) -> URL {
+        let local = directory.appendingPathComponent(name)
+        return FileManager.default.fileExists(atPath: local.path)
+            ? local : recordingsDirectory.appendingPathComponent(name)
+    }
 
     /// The file's lines.
     static func lines(_ name: String) throws -> [String] {
-        let data = try Data(contentsOf: directory.appendingPathComponent(name))
+        let data = try Data(contentsOf: url(name))
         return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 

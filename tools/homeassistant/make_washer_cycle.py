@@ -6,9 +6,9 @@ Connect, Miele, SmartThings) plus a helper timer: the program state (washing →
 spinning → finished), a progress sensor in whole percent updated once a minute (not linear in
 time: rinsing and spinning go faster than washing), and a 30-minute timer whose `finishes_at`
 is the absolute end. Messages use the compressed `subscribe_entities` stream exactly as
-HA 2024.3 formats it (see Fixtures/subscribe_entities.jsonl).
+HA 2024.3 formats it (see Tests/LiveBridgeHomeAssistantTests/Fixtures/subscribe_entities.jsonl).
 
-    python3 tools/homeassistant/make_washer_cycle.py > Tests/LiveBridgeHomeAssistantTests/Fixtures/washer_cycle_30min.jsonl
+    python3 tools/homeassistant/make_washer_cycle.py > bench/recordings/homeassistant/washer_cycle_30min.jsonl
 """
 import datetime
 import json

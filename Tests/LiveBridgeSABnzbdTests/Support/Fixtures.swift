@@ -3,13 +3,24 @@ import LiveBridgeCore
 import LiveBridgeSABnzbd
 import Synchronization
 
-/// The recorded SABnzbd answers under `Fixtures/` (see its README).
+/// The recorded SABnzbd answers: the 5.0 samples under `Fixtures/` (see its README), the 4.5.0
+/// scenario recordings under `bench/recordings/sabnzbd/` (the bench replays them too; see its README).
 enum Fixtures {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures")
+    /// `bench/recordings/sabnzbd` of this checkout.
+    static let recordingsDirectory = directory.deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("bench/recordings/sabnzbd")
+
+    /// `path` under `Fixtures/` when it is there, else under `bench/recordings/sabnzbd/`.
+    static func url(_ path: String) -> URL {
+        let local = directory.appendingPathComponent(path)
+        return FileManager.default.fileExists(atPath: local.path)
+            ? local : recordingsDirectory.appendingPathComponent(path)
+    }
 
     static func text(_ path: String) throws -> String {
-        try String(contentsOf: directory.appendingPathComponent(path), encoding: .utf8)
+        try String(contentsOf: url(path), encoding: .utf8)
     }
 
     static func lines(_ path: String) throws -> [String] {
