@@ -7,26 +7,25 @@ public enum LiveBridgeBinary {
         public var description: String
     }
 
-    /// The built executable: next to the test bundle (`.build/<triple>/debug/`), else
-    /// `.build/debug/livebridge` in the package.
-    public static func locate() throws -> String {
+    /// The built executable `name` (`livebridge`, `livebridge-bench`): next to the test bundle
+    /// (`.build/<triple>/debug/`), else `.build/debug/<name>` in the package.
+    public static func locate(_ name: String = "livebridge") throws -> String {
         var candidates: [String] = []
         if let runner = Bundle.main.executableURL?.deletingLastPathComponent() {
-            candidates.append(runner.appendingPathComponent("livebridge").path)
+            candidates.append(runner.appendingPathComponent(name).path)
         }
         let arguments = CommandLine.arguments
         if let first = arguments.first, first.contains("/") {
-            candidates.append(
-                URL(fileURLWithPath: first).deletingLastPathComponent().appendingPathComponent("livebridge").path)
+            candidates.append(URL(fileURLWithPath: first).deletingLastPathComponent().appendingPathComponent(name).path)
         }
         let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        candidates.append(package.appendingPathComponent(".build/debug/livebridge").path)
+        candidates.append(package.appendingPathComponent(".build/debug/\(name)").path)
         for candidate in candidates where FileManager.default.isExecutableFile(atPath: candidate) {
             return candidate
         }
         throw Missing(
-            description: "the livebridge executable is not built (looked at \(candidates.joined(separator: ", "))); "
+            description: "the \(name) executable is not built (looked at \(candidates.joined(separator: ", "))); "
                 + "run `swift build --build-tests` first (`make test` does)")
     }
 
