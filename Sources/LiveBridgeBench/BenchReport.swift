@@ -1,6 +1,7 @@
 import Foundation
 import LiveBridgeApp
 import LiveBridgeCore
+import LiveBridgeKit
 
 /// Everything `livebridge-bench` measured, rendered as markdown or JSON.
 struct BenchReport: Sendable {

@@ -2,6 +2,7 @@ import Foundation
 import LiveBridgeApp
 import LiveBridgeBambu
 import LiveBridgeHomeAssistant
+import LiveBridgeKit
 import LiveBridgeSABnzbd
 
 /// The jobs the benchmark replays, one entry each: the recordings under `bench/recordings/`

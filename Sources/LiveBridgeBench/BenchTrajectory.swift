@@ -4,9 +4,7 @@ import LiveBridgeCore
 import LiveBridgeKit
 
 /// The kind of home-lab job a trajectory is; the month simulation draws jobs by kind.
-enum BenchJobKind: String, Sendable, CaseIterable {
-    case download, print, washer
-}
+typealias BenchJobKind = TrajectoryFamily.Kind
 
 /// A failure that stops a benchmark section: what happened and what to do.
 struct BenchError: Error, Sendable, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import LiveBridgeApp
 import LiveBridgeCore
+import LiveBridgeKit
 
 /// What a sender that cannot see the future can do on a print whose slicer estimate is biased,
 /// against the oracle that can: the yardstick for how much of a print family's gap to the oracle

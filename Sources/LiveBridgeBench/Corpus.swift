@@ -1,5 +1,6 @@
 import LiveBridgeApp
 import LiveBridgeCore
+import LiveBridgeKit
 import LiveBridgeSABnzbd
 
 /// The generated corpus: families of job trajectories, each with seeded variants, shaped like what
@@ -11,13 +12,6 @@ import LiveBridgeSABnzbd
 /// subset and checks the invariants on each.
 enum Corpus {
     /// One family: a name, what it models, and its generator.
-    struct Family: Sendable {
-        var name: String
-        var summary: String
-        var kind: BenchJobKind
-        var generate: @Sendable (_ seed: UInt64, _ base: Double) -> [ActivityUpdate]
-    }
-
     /// Variants per family in the full bench.
     static let variants = 40
 
@@ -34,22 +28,26 @@ enum Corpus {
             origin: "corpus", updates: family.generate(seed, ReplayCommand.base))
     }
 
-    /// Every family: the generated trajectories, then the MQTT source's (`Corpus+MQTT.swift`).
-    static let families: [Family] = trajectoryFamilies + mqttFamilies
+    /// Every family: the bench's own generated trajectories, then those the sources declare
+    /// (`SourceDescriptor.trajectories`, in the registry's order: the MQTT source's four).
+    static let families: [TrajectoryFamily] =
+        trajectoryFamilies + ComponentRegistry.standard.sources.flatMap(\.trajectories)
 
-    static let trajectoryFamilies: [Family] = [
-        Family(name: "steady", summary: "download at a steady speed ±8 %, 5 min–3 h, polls 1–5 s", kind: .download) {
+    static let trajectoryFamilies: [TrajectoryFamily] = [
+        TrajectoryFamily(
+            name: "steady", summary: "download at a steady speed ±8 %, 5 min–3 h, polls 1–5 s", kind: .download
+        ) {
             seed, base in
-            var r = BenchRandom(seed: seed)
+            var r = SeededRandom(seed: seed)
             let seconds = r.uniform(300...10_800)
             let speed = r.uniform(2e6...40e6)
             return download(&r, bytes: seconds * speed, regimes: [(speed, nil)], base: base)
         },
-        Family(
+        TrajectoryFamily(
             name: "speed-change", summary: "download whose server speed changes 1–4 times by ×0.3–×3", kind: .download
         ) {
             seed, base in
-            var r = BenchRandom(seed: seed)
+            var r = SeededRandom(seed: seed)
             let seconds = r.uniform(900...7200)
             var regimes: [(Double, Double?)] = []
             var speed = r.uniform(3e6...30e6)
@@ -64,9 +62,11 @@ enum Corpus {
             total += speed * seconds * 0.3
             return download(&r, bytes: total, regimes: regimes, base: base)
         },
-        Family(name: "stall", summary: "download whose news server stops answering for 30 s–10 min", kind: .download) {
+        TrajectoryFamily(
+            name: "stall", summary: "download whose news server stops answering for 30 s–10 min", kind: .download
+        ) {
             seed, base in
-            var r = BenchRandom(seed: seed)
+            var r = SeededRandom(seed: seed)
             let seconds = r.uniform(120...3600)
             let speed = r.uniform(1e6...20e6)
             let before = r.uniform(0.15...0.75) * seconds
@@ -76,12 +76,12 @@ enum Corpus {
                 regimes: [(speed, before), (0, stall), (speed * r.uniform(0.7...1.3), nil)],
                 base: base)
         },
-        Family(
+        TrajectoryFamily(
             name: "growing-total", summary: "download whose remaining bytes grow mid-job (par2 repair blocks)",
             kind: .download
         ) {
             seed, base in
-            var r = BenchRandom(seed: seed)
+            var r = SeededRandom(seed: seed)
             let seconds = r.uniform(60...3600)
             let speed = r.uniform(1e6...20e6)
             let bytes = seconds * speed
@@ -90,10 +90,11 @@ enum Corpus {
             }
             return download(&r, bytes: bytes, regimes: [(speed, nil)], growth: growths, base: base)
         },
-        Family(name: "pauses", summary: "download paused (queue or one job) 1–3 times for 10 s–15 min", kind: .download)
-        {
+        TrajectoryFamily(
+            name: "pauses", summary: "download paused (queue or one job) 1–3 times for 10 s–15 min", kind: .download
+        ) {
             seed, base in
-            var r = BenchRandom(seed: seed)
+            var r = SeededRandom(seed: seed)
             let seconds = r.uniform(60...5400)
             let speed = r.uniform(1e6...20e6)
             let pauses = (0..<Int(r.uniform(1...3.99))).map { _ in
@@ -101,74 +102,74 @@ enum Corpus {
             }.sorted { $0.at < $1.at }
             return download(&r, bytes: seconds * speed, regimes: [(speed, nil)], pauses: pauses, base: base)
         },
-        Family(
+        TrajectoryFamily(
             name: "multi-job", summary: "a session of 2–5 downloads joining while it runs, a card per job",
             kind: .download
         ) {
             seed, base in
-            var r = BenchRandom(seed: seed)
+            var r = SeededRandom(seed: seed)
             let jobs = Int(r.uniform(2...5.99))
             let speed = r.uniform(2e6...30e6)
             let sizes = (0..<jobs).map { _ in r.uniform(200...1500) * speed }
             let joins = (0..<jobs).map { index in index == 0 ? 0 : r.uniform(0...0.8) }.sorted()
             return session(&r, sizes: sizes, joins: joins, speed: speed, base: base)
         },
-        Family(
+        TrajectoryFamily(
             name: "stepwise", summary: "low-speed download counted in article-sized steps (0.3–1 % each)",
             kind: .download
         ) {
             seed, base in
-            var r = BenchRandom(seed: seed)
+            var r = SeededRandom(seed: seed)
             let seconds = r.uniform(300...5400)
             let speed = r.uniform(1e5...8e5)
             let step = seconds * speed * r.uniform(0.003...0.01)
             return download(&r, bytes: seconds * speed, regimes: [(speed, nil)], step: step, base: base)
         },
-        Family(
+        TrajectoryFamily(
             name: "biased-eta", summary: "print: whole %, whole-minute estimate floored, slicer 10–30 % long or short",
             kind: .print
         ) {
             seed, base in
-            var r = BenchRandom(seed: seed)
+            var r = SeededRandom(seed: seed)
             return print(&r, minutes: r.uniform(20...360), bias: r.uniform(-0.3...0.3), base: base)
         },
-        Family(
+        TrajectoryFamily(
             name: "sensor-sampled",
             summary: "appliance: progress in whole % every 30–60 s, remaining in whole minutes every 60 s",
             kind: .washer
         ) {
             seed, base in
-            var r = BenchRandom(seed: seed)
+            var r = SeededRandom(seed: seed)
             return appliance(&r, minutes: r.uniform(8...150), fixedFinish: false, base: base)
         },
-        Family(
+        TrajectoryFamily(
             name: "non-linear-fixed",
             summary: "appliance program against a fixed finish (timer), phases at their own pace", kind: .washer
         ) {
             seed, base in
-            var r = BenchRandom(seed: seed)
+            var r = SeededRandom(seed: seed)
             return appliance(&r, minutes: r.uniform(20...180), fixedFinish: true, base: base)
         },
-        Family(
+        TrajectoryFamily(
             name: "short", summary: "jobs under 2 minutes: 20 s–2 min at a steady speed, polls 0.5–3 s", kind: .download
         ) {
             seed, base in
-            var r = BenchRandom(seed: seed)
+            var r = SeededRandom(seed: seed)
             let seconds = r.uniform(20...119)
             let speed = r.uniform(1e6...10e6)
             return download(
                 &r, bytes: seconds * speed, regimes: [(speed, nil)], interval: r.uniform(0.5...3), postProcessing: 5,
                 base: base)
         },
-        Family(
+        TrajectoryFamily(
             name: "long", summary: "prints of 6–20 h: whole % and minutes, speed drifting section by section",
             kind: .print
         ) {
             seed, base in
-            var r = BenchRandom(seed: seed)
+            var r = SeededRandom(seed: seed)
             return print(&r, minutes: r.uniform(360...1200), bias: r.uniform(-0.15...0.15), interval: 10, base: base)
         },
-        Family(
+        TrajectoryFamily(
             name: "coarse-stepwise",
             summary: "small download from a slow server: 1–4 articles landing together, 2–20 % of the job a step",
             kind: .download
@@ -180,7 +181,7 @@ enum Corpus {
             return download(
                 &r, bytes: bytes, regimes: [(speed, nil)], interval: r.uniform(2...5).rounded(), step: step, base: base)
         },
-        Family(
+        TrajectoryFamily(
             name: "uneven-articles",
             summary: "small download from a slow server: articles landing one by one, unevenly, over 1–4 connections",
             kind: .download
@@ -209,8 +210,8 @@ enum Corpus {
 
     /// A small download from a slow server: the seed's random source, then its size (8–60 MB) and
     /// the server's speed (10–80 KB/s), drawn in that order.
-    static func slowServer(_ seed: UInt64) -> (BenchRandom, Double, Double) {
-        var r = BenchRandom(seed: seed)
+    static func slowServer(_ seed: UInt64) -> (SeededRandom, Double, Double) {
+        var r = SeededRandom(seed: seed)
         let bytes = r.uniform(8e6...60e6)
         let speed = r.uniform(1e4...8e4)
         return (r, bytes, speed)
@@ -222,7 +223,7 @@ enum Corpus {
     /// `timeleft` from it, paused stretches (a queue pause), and post-processing in the history
     /// before the job completes there.
     static func download(
-        _ r: inout BenchRandom, bytes: Double, regimes: [(Double, Double?)], interval explicitInterval: Double? = nil,
+        _ r: inout SeededRandom, bytes: Double, regimes: [(Double, Double?)], interval explicitInterval: Double? = nil,
         growth: [(at: Double, bytes: Double)] = [], pauses: [(at: Double, seconds: Double)] = [], step: Double = 0,
         arrivals: [Double]? = nil, postProcessing explicitPost: Double? = nil, base: Double
     ) -> [ActivityUpdate] {
@@ -313,7 +314,7 @@ enum Corpus {
 
     /// A session of downloads: the card names the current job (`2/3 · name`), progress is over the
     /// session's bytes, jobs join at `joins` (fractions of the first job's time).
-    static func session(_ r: inout BenchRandom, sizes: [Double], joins: [Double], speed: Double, base: Double)
+    static func session(_ r: inout SeededRandom, sizes: [Double], joins: [Double], speed: Double, base: Double)
         -> [ActivityUpdate]
     {
         let interval = r.uniform(1...4).rounded()
@@ -352,24 +353,14 @@ enum Corpus {
 
     // MARK: - Prints
 
-    /// A print's 40 sections: their slicer seconds (0.5–1.5 × the mean, summing to `seconds`) and
-    /// the seconds each really takes, `bias` slower or faster overall and ±15 % section by section.
-    static func sections(_ r: inout BenchRandom, seconds: Double, bias: Double) -> (weights: [Double], actual: [Double])
-    {
-        var weights = (0..<40).map { _ in r.uniform(0.5...1.5) }
-        let sum = weights.reduce(0, +)
-        weights = weights.map { $0 / sum * seconds }
-        return (weights, weights.map { $0 * (1 + bias) * r.uniform(0.85...1.15) })
-    }
-
     /// A print as a Bambu printer reports it: preparation without an estimate, then `mc_percent`
     /// (whole %, floored) and `mc_remaining_time` (whole minutes, floored) from a slicer model that
     /// is off by `bias` overall and by ±15 % section by section; the layer as a volatile detail.
-    static func print(_ r: inout BenchRandom, minutes: Double, bias: Double, interval: Double = 2, base: Double)
+    static func print(_ r: inout SeededRandom, minutes: Double, bias: Double, interval: Double = 2, base: Double)
         -> [ActivityUpdate]
     {
         let slicer = minutes * 60
-        let (weights, actual) = sections(&r, seconds: slicer, bias: bias)
+        let (weights, actual) = SlicedPrint.sections(&r, seconds: slicer, bias: bias)
         let layers = Int(r.uniform(60...600))
         let preparation = r.uniform(60...420).rounded()
         var result: [ActivityUpdate] = []
@@ -394,7 +385,7 @@ enum Corpus {
         let start = t
         let totalActual = actual.reduce(0, +)
         while t - start < totalActual {
-            let done = SyntheticJobs.slicerTime(done: t - start, weights: weights, actual: actual)
+            let done = SlicedPrint.slicerTime(done: t - start, weights: weights, actual: actual)
             let fraction = min(1, done / slicer)
             emit(
                 t, .active, "Printing", fraction: fraction, minutesLeft: Int(((slicer - done) / 60).rounded(.down)),
@@ -411,7 +402,7 @@ enum Corpus {
     /// (card text per phase), progress sensor in whole % sampled every 30–60 s, and either a
     /// remaining-minutes sensor every 60 s (its own entity: the progress value it travels with is
     /// the one reported earlier, true at its `last_changed`) or a timer's fixed `finishes_at`.
-    static func appliance(_ r: inout BenchRandom, minutes: Double, fixedFinish: Bool, base: Double) -> [ActivityUpdate]
+    static func appliance(_ r: inout SeededRandom, minutes: Double, fixedFinish: Bool, base: Double) -> [ActivityUpdate]
     {
         let duration = (minutes * 60).rounded()
         let phaseNames = ["Washing", "Rinsing", "Spinning", "Drying", "Soaking", "Heating"]

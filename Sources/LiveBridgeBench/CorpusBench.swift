@@ -1,5 +1,6 @@
 import LiveBridgeApp
 import LiveBridgeCore
+import LiveBridgeKit
 
 /// What must hold on every job, whatever its shape; counted per push schedule.
 struct EconomyInvariants: Sendable, Hashable {

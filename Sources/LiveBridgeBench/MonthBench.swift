@@ -1,5 +1,6 @@
 import LiveBridgeApp
 import LiveBridgeCore
+import LiveBridgeKit
 
 /// Section 2: a typical month of jobs drawn from the trajectories, counted against the free
 /// PushWard tier's 250 updates.
@@ -59,7 +60,7 @@ struct MonthBench: Sendable {
 
     /// The month's jobs: (start time, trajectory, slug), in time order.
     func schedule(_ trajectories: [LoadedTrajectory]) -> [(start: Double, trajectory: LoadedTrajectory, slug: String)] {
-        var random = BenchRandom(seed: seed)
+        var random = SeededRandom(seed: seed)
         var jobs: [(Double, LoadedTrajectory, String)] = []
         func pick(_ kind: BenchJobKind) -> LoadedTrajectory? {
             let candidates = trajectories.filter { $0.kind == kind && $0.typical }

@@ -1,5 +1,6 @@
 import LiveBridgeApp
 import LiveBridgeCore
+import LiveBridgeKit
 
 /// Deterministic synthetic jobs, shaped like what the adapters see from real sources.
 ///
@@ -20,7 +21,7 @@ enum SyntheticJobs {
         seed: UInt64, slicerMinutes: Double, pauseAtFraction: Double? = nil, pauseMinutes: Double = 0,
         interval: Double = 2, base: Double
     ) -> [ActivityUpdate] {
-        var random = BenchRandom(seed: seed)
+        var random = SeededRandom(seed: seed)
         let slicerTotal = slicerMinutes * 60
         let sections = 48
         var weights = (0..<sections).map { _ in random.uniform(0.5...1.5) }
@@ -64,7 +65,7 @@ enum SyntheticJobs {
                 }
             }
             if printTime >= printDuration { break }
-            let done = slicerTime(done: printTime, weights: weights, actual: actual)
+            let done = SlicedPrint.slicerTime(done: printTime, weights: weights, actual: actual)
             let fraction = min(1, done / slicerTotal)
             let percent = Int((fraction * 100).rounded(.down))
             let minutes = Int(((slicerTotal - done) / 60).rounded(.down))
@@ -82,22 +83,6 @@ enum SyntheticJobs {
         }
         result.append(update(t, .ended(.success), "Finished", percent: 100, minutes: 0, layer: layers))
         return result
-    }
-
-    /// Slicer time done after `elapsed` real seconds of a print whose sections take `weights`
-    /// seconds in the slicer's model and `actual` seconds on the printer.
-    static func slicerTime(done elapsed: Double, weights: [Double], actual: [Double]) -> Double {
-        var done = 0.0
-        var left = elapsed
-        for index in weights.indices {
-            if left >= actual[index] {
-                done += weights[index]
-                left -= actual[index]
-            } else {
-                return done + weights[index] * left / actual[index]
-            }
-        }
-        return done
     }
 
     // MARK: - Home Assistant washer
@@ -143,7 +128,7 @@ enum SyntheticJobs {
         seed: UInt64, totalBytes: Double, regimes: [SpeedRegime], noise: Double = 0.05, interval: Double = 2,
         postProcessing: Double = 120, base: Double
     ) -> [ActivityUpdate] {
-        var random = BenchRandom(seed: seed)
+        var random = SeededRandom(seed: seed)
         let slug = "download"
         let name = "SABnzbd"
         var result: [ActivityUpdate] = []

@@ -2,11 +2,12 @@ public import LiveBridgeCore
 public import LiveBridgeNet
 
 /// Everything LiveBridge knows about one source `type`, in one value: how an entry of that type
-/// is read and built, and optionally how its recordings replay and what the demo plays of it.
+/// is read and built, and optionally how its recordings replay, what the demo plays of it and the
+/// bench's generated jobs of its kind.
 ///
 /// An adapter's folder declares its own (`SABnzbdSource.descriptor`); the executable's registry
 /// lists them (`StandardComponents.sources`), and the config reader, `livebridge replay`'s formats
-/// and detection, the usage text and `livebridge demo` all read that one list. An out-of-tree
+/// and detection, the usage text, `livebridge demo` and the bench's corpus all read that one list. An out-of-tree
 /// adapter builds one the same way and appends it to `ComponentRegistry.standard.sources`.
 public struct SourceDescriptor: Sendable {
     /// The config entry's `type`.
@@ -19,15 +20,20 @@ public struct SourceDescriptor: Sendable {
     public var replay: ReplayFormat?
     /// What `livebridge demo` plays of this source, through its own mapping.
     public var demo: DemoScenario?
+    /// The bench corpus families of this source's jobs, through its own mapping (`livebridge-bench
+    /// --only corpus` runs 40 seeded variants of each).
+    public var trajectories: [TrajectoryFamily]
 
     public init(
         type: String, summary: String, replay: ReplayFormat? = nil, demo: DemoScenario? = nil,
+        trajectories: [TrajectoryFamily] = [],
         make: @escaping @Sendable (ComponentConfig, SourceServices) -> SourceInstance?
     ) {
         self.type = type
         self.summary = summary
         self.replay = replay
         self.demo = demo
+        self.trajectories = trajectories
         self.make = make
     }
 }

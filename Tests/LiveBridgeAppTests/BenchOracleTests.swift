@@ -1,4 +1,5 @@
 import LiveBridgeCore
+import LiveBridgeKit
 import Testing
 
 @testable import LiveBridgeApp
@@ -60,7 +61,7 @@ struct BenchOracleTests {
     /// Six segments of `segment` seconds at random speeds (each standing still with probability
     /// `standing`), from 0 to 1.
     static func bumpyJob(seed: UInt64, segment: Double, standing: Double) -> [(Double, Double)] {
-        var random = BenchRandom(seed: seed)
+        var random = SeededRandom(seed: seed)
         var points: [(Double, Double)] = [(0, 0)]
         var progress = 0.0
         let rates = (0..<6).map { _ in

@@ -1,4 +1,5 @@
 import LiveBridgeCore
+import LiveBridgeKit
 import Testing
 
 @testable import LiveBridgeApp

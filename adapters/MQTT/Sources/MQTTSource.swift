@@ -10,7 +10,8 @@ public enum MQTTSource {
             replay: replayFormat,
             demo: DemoScenario(summary: "a Klipper print through Moonraker (the slicer's estimate, a pause)") { base in
                 try MQTTReplay.updates(lines: MQTTDemo.lines(), base: base)
-            }
+            },
+            trajectories: MQTTTrajectories.families
         ) { entry, _ in
             guard let configuration = MQTTSourceConfiguration.read(entry) else { return nil }
             return SourceInstance(adapter: MQTTSourceAdapter(configuration: configuration))

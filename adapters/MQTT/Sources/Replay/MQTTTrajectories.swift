@@ -1,42 +1,43 @@
 import LiveBridgeCore
-import LiveBridgeMQTT
+import LiveBridgeKit
 
-/// The corpus families of the generic MQTT source: each variant is written as the messages the
-/// system publishes (OctoPrint-MQTT, Moonraker's `[mqtt]`, a Zigbee2MQTT plug) and read through
-/// the source's own mapping (`MQTTReplay`, the preset), as a recording would be.
-extension Corpus {
-    static let mqttFamilies: [Family] = [
-        Family(
+/// The bench corpus families of the generic MQTT source (`MQTTSource.descriptor.trajectories`):
+/// each variant is written as the messages the system publishes (OctoPrint-MQTT, Moonraker's
+/// `[mqtt]`, a Zigbee2MQTT plug) and read through the source's own mapping (`MQTTReplay`, the
+/// preset), as a recording would be.
+enum MQTTTrajectories {
+    static let families: [TrajectoryFamily] = [
+        TrajectoryFamily(
             name: "octoprint",
             summary: "OctoPrint-MQTT print: whole % when it changes, time left on each step, 0–2 pauses, some fail",
             kind: .print
         ) { seed, base in
-            var r = BenchRandom(seed: seed)
+            var r = SeededRandom(seed: seed)
             return replay(octoPrint(&r), base: base)
         },
-        Family(
+        TrajectoryFamily(
             name: "moonraker",
             summary: "Klipper print via Moonraker: status deltas every 1–5 s, file-position progress, 0–1 pause",
             kind: .print
         ) { seed, base in
-            var r = BenchRandom(seed: seed)
+            var r = SeededRandom(seed: seed)
             return replay(moonraker(&r), base: base)
         },
-        Family(
+        TrajectoryFamily(
             name: "moonraker-slicer",
             summary:
                 "the Moonraker print with slicerEstimate: the slicer's print time (10–30 % long to 10 % short) from the JSON-RPC answer",
             kind: .print
         ) { seed, base in
-            var r = BenchRandom(seed: seed)
+            var r = SeededRandom(seed: seed)
             return replay(moonraker(&r, slicerEstimate: true), base: base)
         },
-        Family(
+        TrajectoryFamily(
             name: "power-plug",
             summary: "washer on a Zigbee plug: power reports every 10–60 s, soak pauses under the end hold",
             kind: .washer
         ) { seed, base in
-            var r = BenchRandom(seed: seed)
+            var r = SeededRandom(seed: seed)
             return replay(powerPlug(&r), base: base)
         },
     ]
@@ -53,9 +54,9 @@ extension Corpus {
     /// An OctoPrint print: `PrintStarted`, the whole percent published when it changes (checked
     /// every 5 s) with the slicer-based time left, 0–2 pauses, then `PrintDone`, or a failure or
     /// a cancel part-way.
-    static func octoPrint(_ r: inout BenchRandom) -> [String] {
+    static func octoPrint(_ r: inout SeededRandom) -> [String] {
         let slicer = r.uniform(20...240) * 60
-        let (weights, actual) = sections(&r, seconds: slicer, bias: r.uniform(-0.2...0.2))
+        let (weights, actual) = SlicedPrint.sections(&r, seconds: slicer, bias: r.uniform(-0.2...0.2))
         let total = actual.reduce(0, +)
         let outcome = r.uniform(0...1)
         let stopAt = outcome < 0.85 ? nil : r.uniform(0.1...0.9) * total
@@ -89,7 +90,7 @@ extension Corpus {
                     ))
                 return lines
             }
-            let done = SyntheticJobs.slicerTime(done: printed, weights: weights, actual: actual)
+            let done = SlicedPrint.slicerTime(done: printed, weights: weights, actual: actual)
             let percent = Int(min(99, done / slicer * 100))
             if percent != lastPercent {
                 lastPercent = percent
@@ -114,10 +115,11 @@ extension Corpus {
     /// duration (pauses excluded); 0–1 pause; complete, or cancelled or an error part-way. With
     /// `slicerEstimate`, Moonraker answers the source's metadata request with the slicer's time,
     /// which the print runs short of by up to 30 % or over by up to 10 %.
-    static func moonraker(_ r: inout BenchRandom, slicerEstimate: Bool = false) -> [String] {
+    static func moonraker(_ r: inout SeededRandom, slicerEstimate: Bool = false) -> [String] {
         let seconds = r.uniform(20...360) * 60
         // Bytes per section vs the time it takes: the file position runs ahead or behind the clock.
-        let (weights, actual) = sections(&r, seconds: seconds, bias: slicerEstimate ? r.uniform(-0.3...0.1) : 0)
+        let (weights, actual) = SlicedPrint.sections(
+            &r, seconds: seconds, bias: slicerEstimate ? r.uniform(-0.3...0.1) : 0)
         let total = actual.reduce(0, +)
         let interval = r.uniform(1...5).rounded()
         let outcome = r.uniform(0...1)
@@ -161,7 +163,7 @@ extension Corpus {
                 )
                 return lines
             }
-            let progress = min(1, SyntheticJobs.slicerTime(done: printed, weights: weights, actual: actual) / seconds)
+            let progress = min(1, SlicedPrint.slicerTime(done: printed, weights: weights, actual: actual) / seconds)
             lines.append(
                 line(
                     t, topic,
@@ -178,7 +180,7 @@ extension Corpus {
 
     /// A washer under a Zigbee2MQTT plug: standby, then heating, washing with 0–2 soaks of 1–2.5
     /// minutes near zero, rinsing and spinning, then standby again; a report every 10–60 s.
-    static func powerPlug(_ r: inout BenchRandom) -> [String] {
+    static func powerPlug(_ r: inout SeededRandom) -> [String] {
         let interval = r.uniform(10...60).rounded()
         var program: [(watts: ClosedRange<Double>, seconds: Double)] = [(0.3...0.8, r.uniform(60...300))]
         program.append((1800...2200, r.uniform(300...900)))
