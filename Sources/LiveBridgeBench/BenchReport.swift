@@ -387,7 +387,8 @@ struct BenchReport: Sendable {
         return [
             "### 6. Soak: \(soak.jobs) jobs with slugs of their own through `livebridge run` "
                 + "(activities API → PushWard → loopback receiver; tombstones \(Int(soak.tombstoneTTL)) s, "
-                + "endDisplay \(soak.endDisplay.map { "\($0) s" } ?? "4 s"))",
+                + "endDisplay \(soak.endDisplay.map { "\($0) s" } ?? "4 s"), coalesceWindow 0, "
+                + "at most \(SoakBench.inFlight) jobs under way)",
             "",
             "| requests | count | mean | p50 | p99 |",
             "|---|--:|--:|--:|--:|",

@@ -3,11 +3,12 @@ import LiveBridgeApp
 import LiveBridgeCore
 import LiveBridgeNet
 import LiveBridgeSinks
+import LiveBridgeTestSupport
 
 /// Section 3: source event in → HTTP request on the wire.
 ///
 /// A real `ActivityEngine` (its own timer and delivery driver, `SystemClock`) with a real
-/// `PushWardSink` on a real `HTTPClient`, sending to a `LoopbackPushReceiver`. The engine persists
+/// `PushWardSink` on a real `HTTPClient`, sending to the strict PushWard fake (`FakePushWardServer`). The engine persists
 /// its state after every push: to files with fsync, as `livebridge run` does, or — to see what
 /// that costs — in memory. Each event changes the card's text, so each is pushed at once
 /// (no monthly budget); the latency is from just before `engine.emit` to the receiver's stamp of
@@ -39,13 +40,8 @@ struct LatencyBench: Sendable {
     func run() async throws(BenchError) -> Result {
         let board = ArrivalBoard()
         let key = "lbb_bench_latency_key_0000000000000000"
-        let receiver: LoopbackPushReceiver
-        do {
-            receiver = try LoopbackPushReceiver(apiKey: key) { arrival in
-                if let state = arrival.state { board.arrive(state, at: arrival.at) }
-            }
-        } catch {
-            throw BenchError("latency: cannot start the loopback receiver: \(error)")
+        let receiver = try FakePushWardServer.bench(apiKey: key, section: "latency") { accepted in
+            if let state = accepted.state { board.arrive(state, at: accepted.arrived) }
         }
         defer { receiver.shutdown() }
         let directory = FileManager.default.temporaryDirectory

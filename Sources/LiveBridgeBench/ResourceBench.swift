@@ -2,6 +2,7 @@ import Foundation
 import LiveBridgeApp
 import LiveBridgeCore
 import LiveBridgeNet
+import LiveBridgeTestSupport
 import Synchronization
 
 /// Section 5: peak RSS and CPU of `livebridge run` over an idle and a busy phase.
@@ -55,7 +56,7 @@ struct ResourceBench: Sendable {
 
     func run() async throws(BenchError) -> Result {
         let key = "lbb_bench_resource_key_000000000000000"
-        let receiver = try LoopbackPushReceiver.start(apiKey: key, section: "resources")
+        let receiver = try FakePushWardServer.bench(apiKey: key, section: "resources")
         defer { receiver.shutdown() }
         let directory = BenchChildProcess.temporaryDirectory("run")
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -89,7 +90,7 @@ struct ResourceBench: Sendable {
     }
 
     private func measure(
-        _ child: BenchChildProcess, address: String, receiver: LoopbackPushReceiver, token: String
+        _ child: BenchChildProcess, address: String, receiver: FakePushWardServer, token: String
     ) async throws(BenchError) -> Result {
         let sampler = ProcessSampler(pid: child.pid)
         try? await Task.sleep(for: .milliseconds(500))

@@ -2,6 +2,8 @@ import Foundation
 import LiveBridgeApp
 import LiveBridgeCore
 import LiveBridgeNet
+import LiveBridgeTestSupport
+import Synchronization
 
 /// Section 6: a long history through `livebridge run` — thousands of jobs, each with a slug of
 /// its own (one per CI build), so that what the bridge keeps must not grow with them.
@@ -14,12 +16,15 @@ import LiveBridgeNet
 /// the end, the data directory once every job ended on the receiver, and the start-up time of a
 /// second `livebridge run` on that data directory (against the first, on an empty one).
 ///
-/// The run compresses months into minutes (about 80 jobs a second), so two settings scale with
+/// The run compresses months into minutes (about 150 jobs a second), so three settings scale with
 /// it. `endedTTL` and `dismissalTTL` are `tombstoneTTL` (10 s), so the run spans many tombstone
 /// lifetimes: what stays is bounded by the jobs ended within one TTL, which with the default
 /// 15 minutes is reached after 15 minutes instead. `endDisplay` (the wait between the final frame
-/// and `ended`) is 0.2 s: with the default 4 s, some 300 jobs would be ending at any moment at
-/// this pace, which measures that concurrency rather than the history.
+/// and `ended`) is 0.2 s and `coalesceWindow` 0: with the defaults (4 s, 1 s) a job holds its
+/// place on the phone for seconds, which measures that concurrency rather than the history.
+/// At most `inFlight` jobs are under way at once (sent, not yet ended on the receiver), fewer
+/// than the sink's 50 places: a job that started and ended while every place was taken would
+/// never be shown, and the receiver must see every job.
 struct SoakBench: Sendable {
     var binary: String
     var jobs = 10_000
@@ -31,6 +36,8 @@ struct SoakBench: Sendable {
     /// Whether the final RSS waits for the tombstones to expire (a quick run does not: the data
     /// directory, measured after the stop, does not depend on them).
     var waitForTombstones = true
+    /// Jobs under way at once, at most (the sink shows 50).
+    static let inFlight = 40
 
     /// Time per request over a window of requests.
     struct Window: Sendable {
@@ -75,7 +82,10 @@ struct SoakBench: Sendable {
 
     func run() async throws(BenchError) -> Result {
         let key = "lbb_bench_soak_key_00000000000000000000"
-        let receiver = try LoopbackPushReceiver.start(apiKey: key, section: "soak")
+        let ended = Mutex(0)
+        let receiver = try FakePushWardServer.bench(apiKey: key, section: "soak", maxOngoing: nil) { accepted in
+            if accepted.ended { ended.withLock { $0 += 1 } }
+        }
         defer { receiver.shutdown() }
         let directory = BenchChildProcess.temporaryDirectory("soak")
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -83,6 +93,7 @@ struct SoakBench: Sendable {
         let token = "bench-\(UInt64.random(in: 0...UInt64.max))"
         var economy: [String: JSONValue] = [
             "endedTTL": .string("\(Int(tombstoneTTL))s"), "dismissalTTL": .string("\(Int(tombstoneTTL))s"),
+            "coalesceWindow": "0s",
         ]
         if let endDisplay { economy["endDisplay"] = .string("\(endDisplay)s") }
         let config: JSONValue = [
@@ -102,7 +113,8 @@ struct SoakBench: Sendable {
         let first = try await BenchChildProcess.run(binary: binary, configPath: path, section: "soak")
         var result: Result
         do {
-            result = try await drive(first, receiver: receiver, token: token, dataDirectory: dataDirectory)
+            result = try await drive(
+                first, receiver: receiver, ended: { ended.withLock { $0 } }, token: token, dataDirectory: dataDirectory)
         } catch {
             await first.child.stop()
             throw error
@@ -123,7 +135,8 @@ struct SoakBench: Sendable {
     }
 
     private func drive(
-        _ bridge: RunningBridge, receiver: LoopbackPushReceiver, token: String, dataDirectory: String
+        _ bridge: RunningBridge, receiver: FakePushWardServer, ended: () -> Int, token: String,
+        dataDirectory: String
     ) async throws(BenchError) -> Result {
         let sampler = ProcessSampler(pid: bridge.child.pid)
         try? await Task.sleep(for: .milliseconds(300))
@@ -135,6 +148,15 @@ struct SoakBench: Sendable {
         var refused = 0
         var warm = start
         for index in 0..<jobs {
+            let waitingSince = ContinuousClock.now
+            while index - ended() >= Self.inFlight {
+                guard ContinuousClock.now - waitingSince < .seconds(30) else {
+                    throw BenchError(
+                        "soak: \(Self.inFlight) jobs under way and none ended within 30 s (\(ended()) of \(index) ended)"
+                    )
+                }
+                try? await Task.sleep(for: .milliseconds(1))
+            }
             let slug = "ci-build-\(index)"
             let bodies: [JSONValue] = [
                 [

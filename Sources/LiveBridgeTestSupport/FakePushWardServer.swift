@@ -16,6 +16,10 @@ import Synchronization
 ///
 /// Faults can be injected: N× 503, 429 with `Retry-After`, a dropped connection, latency, an
 /// exhausted quota, and refusing connections altogether (`goDown()` closes the socket).
+///
+/// The bench's latency, resource and soak sections use it too: `onAccepted` hears every applied
+/// PATCH with the time it arrived, and `keepsRecords: false` keeps no per-request log for runs
+/// of tens of thousands of requests.
 public final class FakePushWardServer: LoopbackFake {
     /// One stored activity.
     public struct Activity: Sendable, Equatable {
@@ -60,6 +64,16 @@ public final class FakePushWardServer: LoopbackFake {
         public var sequence: Int?
     }
 
+    /// A PATCH the fake applied, with the time its request reached the handler.
+    public struct Accepted: Sendable {
+        public var slug: String
+        /// `content.state` of the patch, when it set one.
+        public var state: String?
+        /// The patch ended the activity (`state: ended`).
+        public var ended: Bool
+        public var arrived: ContinuousClock.Instant
+    }
+
     /// A fault to inject into the next matching request.
     public enum Fault: Sendable, Equatable {
         case status(Int)
@@ -80,6 +94,8 @@ public final class FakePushWardServer: LoopbackFake {
         var requireFutureEndDate = false
         var notifications: [JSONValue] = []
         var preemptions: [String] = []
+        /// The slugs whose state is `ongoing`.
+        var ongoing: Set<String> = []
         var peakOngoing = 0
         var notificationLimit: Int?
         var notificationsUsed = 0
@@ -88,23 +104,31 @@ public final class FakePushWardServer: LoopbackFake {
     /// The key requests must carry.
     public let apiKey: String
     private let clock: any TimeSource
+    private let maxOngoing: Int?
+    private let keepsRecords: Bool
+    private let onAccepted: @Sendable (Accepted) -> Void
     private let state = Mutex(State())
     public let loopback = RestartableLoopbackServer()
     private let waiters = Mutex<[UInt64: CheckedContinuation<Void, Never>]>([:])
     private let nextWaiter = Mutex<UInt64>(0)
 
-    /// Starts listening on 127.0.0.1 (port 0 = any free port).
+    /// Starts listening on 127.0.0.1 (port 0 = any free port). `maxOngoing` ongoing activities at
+    /// most, as the service allows (nil: no preemption, for a bench that is not a phone).
     public init(
         apiKey: String = "hlk_testkey0123456789abcdefghijklmnop", clock: any TimeSource = SystemClock(),
-        port: UInt16 = 0
+        port: UInt16 = 0, maxOngoing: Int? = FakePushWardServer.maxOngoing, keepsRecords: Bool = true,
+        onAccepted: @escaping @Sendable (Accepted) -> Void = { _ in }
     )
         throws
     {
         self.apiKey = apiKey
         self.clock = clock
+        self.maxOngoing = maxOngoing
+        self.keepsRecords = keepsRecords
+        self.onAccepted = onAccepted
         try loopback.start(port: port) { [weak self] request in
             guard let self else { return .dropConnection }
-            return await self.handle(request)
+            return await self.handle(request, arrived: ContinuousClock.now)
         }
     }
 
@@ -137,9 +161,7 @@ public final class FakePushWardServer: LoopbackFake {
     /// The most activities ongoing at once.
     public var peakOngoing: Int { state.withLock { $0.peakOngoing } }
     /// The slugs ongoing now.
-    public var ongoing: Set<String> {
-        state.withLock { Set($0.activities.values.filter { $0.state == "ongoing" }.map(\.slug)) }
-    }
+    public var ongoing: Set<String> { state.withLock { $0.ongoing } }
 
     /// Every notification accepted (`POST /notifications` bodies), in order.
     public var notifications: [JSONValue] { state.withLock { $0.notifications } }
@@ -155,12 +177,18 @@ public final class FakePushWardServer: LoopbackFake {
             state.activities[slug]?.state = "preempted"
             state.activities[slug]?.lifecycles.append((activity.ongoingSince ?? now)...now)
             state.activities[slug]?.ongoingSince = nil
+            state.ongoing.remove(slug)
             state.preemptions.append(slug)
         }
     }
 
     /// Deletes an activity (as its TTL would), so the next PATCH gets a 404.
-    public func forget(_ slug: String) { state.withLock { _ = $0.activities.removeValue(forKey: slug) } }
+    public func forget(_ slug: String) {
+        state.withLock {
+            $0.activities.removeValue(forKey: slug)
+            $0.ongoing.remove(slug)
+        }
+    }
 
     /// Every contract violation seen.
     public var violations: [String] { state.withLock { $0.violations } }
@@ -194,6 +222,7 @@ public final class FakePushWardServer: LoopbackFake {
     }
 
     private func record(_ request: HTTPServerRequest, body: JSONValue?, status: Int) {
+        guard keepsRecords else { return }
         let sequence = request.headers.first(name: "X-LiveBridge-Sequence").flatMap { Int($0) }
         let now = clock.now
         state.withLock {
@@ -204,7 +233,7 @@ public final class FakePushWardServer: LoopbackFake {
         }
     }
 
-    func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+    func handle(_ request: HTTPServerRequest, arrived: ContinuousClock.Instant) async -> HTTPServerResponse {
         if let fault = state.withLock({ $0.faults.isEmpty ? nil : $0.faults.removeFirst() }) {
             switch fault {
             case .status(let status):
@@ -227,7 +256,7 @@ public final class FakePushWardServer: LoopbackFake {
                 forget(slug)
             }
         }
-        let response = route(request)
+        let response = route(request, arrived: arrived)
         signalWaiters()
         return response
     }
@@ -271,7 +300,7 @@ public final class FakePushWardServer: LoopbackFake {
         waiters.withLock { $0.removeValue(forKey: id) }?.resume()
     }
 
-    private func route(_ request: HTTPServerRequest) -> HTTPServerResponse {
+    private func route(_ request: HTTPServerRequest, arrived: ContinuousClock.Instant) -> HTTPServerResponse {
         if request.method == "GET" && request.path == "/health" { return .json(Array(#"{"status":"ok"}"#.utf8)) }
         guard request.headers.first(name: "Authorization") == "Bearer \(apiKey)" else {
             record(request, body: nil, status: 401)
@@ -301,13 +330,13 @@ public final class FakePushWardServer: LoopbackFake {
         case ("POST", 1, "notifications"):
             return notify(request)
         case ("PATCH", 2, "activities"):
-            return update(request, slug: parts[1])
+            return update(request, slug: parts[1], arrived: arrived)
         case ("GET", 1, "activities"):
             // `GET /activities?state=…` (one page: the fake never holds more than 100).
             record(request, body: nil, status: 200)
             let wanted = request.query["state"]
-            let items = activities.values.sorted { $0.slug < $1.slug }
-                .filter { wanted == nil || $0.state == wanted }.map(Self.json)
+            let items = activities.values.filter { wanted == nil || $0.state == wanted }
+                .sorted { $0.slug < $1.slug }.map(Self.json)
             return .json(JSONWriter.bytes(["items": .array(items), "next_cursor": .null]))
         case ("GET", 2, "activities"):
             record(request, body: nil, status: 200)
@@ -425,7 +454,9 @@ public final class FakePushWardServer: LoopbackFake {
         return response
     }
 
-    private func update(_ request: HTTPServerRequest, slug: String) -> HTTPServerResponse {
+    private func update(_ request: HTTPServerRequest, slug: String, arrived: ContinuousClock.Instant)
+        -> HTTPServerResponse
+    {
         let contentType = request.headers.first(name: "Content-Type") ?? ""
         guard contentType.hasPrefix("application/merge-patch+json") || contentType.hasPrefix("application/json") else {
             record(request, body: nil, status: 415)
@@ -533,19 +564,25 @@ public final class FakePushWardServer: LoopbackFake {
         state.withLock { state in
             state.activities[slug] = activity
             state.quotaUsed += 1
+            if newState == "ongoing" { state.ongoing.insert(slug) } else { state.ongoing.remove(slug) }
             guard becameOngoing else { return }
-            let others = state.activities.values.filter { $0.state == "ongoing" && $0.slug != slug }
-            if others.count >= Self.maxOngoing,
+            let others = state.ongoing.filter { $0 != slug }.compactMap { state.activities[$0] }
+            if let maxOngoing, others.count >= maxOngoing,
                 let victim = others.min(by: { ($0.priority, $0.updatedAt) < ($1.priority, $1.updatedAt) })
             {
                 state.activities[victim.slug]?.state = "preempted"
                 state.activities[victim.slug]?.lifecycles.append((victim.ongoingSince ?? now)...now)
                 state.activities[victim.slug]?.ongoingSince = nil
+                state.ongoing.remove(victim.slug)
                 state.preemptions.append(victim.slug)
             }
-            state.peakOngoing = max(state.peakOngoing, state.activities.values.filter { $0.state == "ongoing" }.count)
+            state.peakOngoing = max(state.peakOngoing, state.ongoing.count)
         }
         record(request, body: body, status: 200)
+        onAccepted(
+            Accepted(
+                slug: slug, state: members["content"]?["state"]?.stringValue,
+                ended: newState == "ended" && members["state"] != nil, arrived: arrived))
         return .json(JSONWriter.bytes(Self.json(activity)))
     }
 

@@ -133,6 +133,8 @@ public enum ConfigLoader {
                 "staticEtaTolerance", default: economy.staticETAToleranceMinimum, range: 1...3600)
             economy.etaPersistence = reader.duration("etaPersistence", default: economy.etaPersistence, range: 0...600)
             economy.startWait = reader.duration("startWait", default: economy.startWait, range: 0...120)
+            economy.coalesceWindow = reader.duration(
+                "coalesceWindow", default: economy.coalesceWindow, range: 0...10)
             reader.finish()
         }
         let levelText = root.string("logLevel", default: "info")
