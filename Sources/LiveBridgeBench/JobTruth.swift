@@ -91,47 +91,21 @@ struct JobTruth: Sendable {
 
     /// The truth at each of `times` (ascending): linear between samples, flat outside them.
     func values(at times: [Double]) -> [Double] {
-        guard !samples.isEmpty else { return times.map { _ in 0 } }
-        var index = 0
-        return times.map { t in
-            while index + 1 < samples.count, samples[index + 1].time <= t { index += 1 }
-            let current = samples[index]
-            if current.time > t || index + 1 >= samples.count { return current.progress }
-            let next = samples[index + 1]
-            return current.progress + (next.progress - current.progress) * (t - current.time)
-                / (next.time - current.time)
-        }
+        DisplayError.truth(samples, at: times)
     }
 }
 
 /// Display error of a sequence of anchors against a job's truth on the 1 s grid.
 enum DisplayErrorMeter {
-    /// Largest and mean |shown − truth| over the grid, and the number of grid points.
-    struct Figures: Sendable, Equatable {
-        var max: Double
-        var mean: Double
-        var samples: Int
-    }
-
     /// Measures `anchors` (ascending by time) drawn under `model` against `truth`, from the first
-    /// anchor on (before it there is no card to be wrong).
-    static func measure(_ truth: JobTruth, anchors: [DisplayAnchor], model: DisplayModel = .interpolating) -> Figures {
+    /// anchor on (before it there is no card to be wrong): `DisplayError.measure` on the job's grid.
+    static func measure(_ truth: JobTruth, anchors: [DisplayAnchor], model: DisplayModel = .interpolating)
+        -> DisplayError.Figures
+    {
         guard !anchors.isEmpty, !truth.samples.isEmpty, truth.end > truth.start else {
-            return Figures(max: 0, mean: 0, samples: 0)
+            return DisplayError.Figures(max: 0, mean: 0, samples: 0)
         }
         let times = truth.grid()
-        let values = truth.values(at: times)
-        var anchorIndex = 0
-        var maxError = 0.0
-        var sum = 0.0
-        var count = 0
-        for (t, value) in zip(times, values) where t >= anchors[0].time {
-            count += 1
-            while anchorIndex + 1 < anchors.count, anchors[anchorIndex + 1].time <= t { anchorIndex += 1 }
-            let error = abs(anchors[anchorIndex].shown(at: t, model: model) - value)
-            maxError = max(maxError, error)
-            sum += error
-        }
-        return Figures(max: maxError, mean: count > 0 ? sum / Double(count) : 0, samples: count)
+        return DisplayError.measure(times: times, truth: truth.values(at: times), anchors: anchors, model: model)
     }
 }

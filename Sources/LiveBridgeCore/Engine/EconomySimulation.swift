@@ -137,34 +137,14 @@ public struct EconomySimulation: Sendable {
         let start = firstAnchor.time
         let end = phases.first { !$0.running && $0.time >= start }?.time ?? truth.last!.time
         guard end > start else { return (0, 0, 0, nil) }
-        var maxError = 0.0
-        var sum = 0.0
-        var count = 0
-        var anchorIndex = 0
-        var truthIndex = 0
+        var times: [Double] = []
         var t = start
         while t <= end {
-            while anchorIndex + 1 < anchors.count, anchors[anchorIndex + 1].time <= t { anchorIndex += 1 }
-            while truthIndex + 1 < truth.count, truth[truthIndex + 1].time <= t { truthIndex += 1 }
-            let truthNow: Double
-            let current = truth[truthIndex]
-            if current.time > t {
-                truthNow = current.progress
-            } else if truthIndex + 1 < truth.count {
-                let next = truth[truthIndex + 1]
-                truthNow =
-                    current.progress + (next.progress - current.progress) * (t - current.time)
-                    / (next.time - current.time)
-            } else {
-                truthNow = current.progress
-            }
-            let shown = anchors[anchorIndex].shown(at: t, model: model)
-            let error = abs(shown - truthNow)
-            maxError = max(maxError, error)
-            sum += error
-            count += 1
+            times.append(t)
             t += gridStep
         }
-        return (maxError, count > 0 ? sum / Double(count) : 0, count, start...end)
+        let figures = DisplayError.measure(
+            times: times, truth: DisplayError.truth(truth, at: times), anchors: anchors, model: model)
+        return (figures.max, figures.mean, figures.samples, start...end)
     }
 }
