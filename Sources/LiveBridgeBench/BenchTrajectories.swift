@@ -19,26 +19,11 @@ enum BenchTrajectories {
     /// Every job; synthetic durations (and sizes) multiplied by `scale`.
     static func catalog(scale: Double) -> [BenchTrajectory] {
         [
-            BenchTrajectory(
-                "sabnzbd-a-steady", .download, "SABnzbd 4.5.0 recording: 60 MiB at a steady 1 MiB/s",
-                AdapterRecording(
-                    "sabnzbd/a-steady/raw.jsonl",
-                    format: SABnzbdSource.replayFormat)),
-            BenchTrajectory(
-                "sabnzbd-c-two-jobs", .download, "SABnzbd 4.5.0 recording: two 30 MiB jobs, then post-processing",
-                AdapterRecording(
-                    "sabnzbd/c-two-jobs/raw.jsonl",
-                    format: SABnzbdSource.replayFormat)),
-            BenchTrajectory(
-                "sabnzbd-d-pause-resume", .download, "SABnzbd 4.5.0 recording: 60 MiB, paused 20 s at 32 %",
-                AdapterRecording(
-                    "sabnzbd/d-pause-resume/raw.jsonl",
-                    format: SABnzbdSource.replayFormat)),
-            BenchTrajectory(
-                "sabnzbd-f-failed", .download, "SABnzbd 4.5.0 recording: every article missing, failed",
-                AdapterRecording(
-                    "sabnzbd/f-failed/raw.jsonl",
-                    format: SABnzbdSource.replayFormat)),
+            // The SABnzbd 4.5 scenario recordings (bench/recordings/README.md).
+            recorded("sabnzbd-a-steady", "60 MiB at a steady 1 MiB/s", "a-steady"),
+            recorded("sabnzbd-c-two-jobs", "two 30 MiB jobs, then post-processing", "c-two-jobs"),
+            recorded("sabnzbd-d-pause-resume", "60 MiB, paused 20 s at 32 %", "d-pause-resume"),
+            recorded("sabnzbd-f-failed", "every article missing, failed", "f-failed"),
             // Real SABnzbd 4.5 recordings made for the bench (bench/recordings/README.md).
             recorded("sabnzbd-a-steady-2mib", "40 MiB at 2 MiB/s", "a-steady-2mib"),
             recorded("sabnzbd-b-speedchange", "60 MiB, the server's rate halved at 50 %", "b-speedchange"),
