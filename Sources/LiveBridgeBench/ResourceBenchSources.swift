@@ -2,6 +2,7 @@ import Foundation
 import LiveBridgeApp
 import LiveBridgeCore
 import LiveBridgeNet
+import LiveBridgeTestSupport
 import Synchronization
 
 /// The three sources of the resource measurement, each with a small fake of its peer: a SABnzbd
@@ -125,11 +126,11 @@ struct HomeAssistantBenchSource: ResourceBenchSource {
     func stop() async { state.server.withLock { $0 }?.shutdown() }
 }
 
-/// A printer: a real mosquitto broker with TLS and a password (certificates made with the `openssl`
-/// tool), and a publisher sending a report every second while busy.
+/// A printer: the tests' real mosquitto broker with TLS and a password (`MosquittoBroker`), and a
+/// publisher sending a report every second while busy.
 final class BambuBenchSource: ResourceBenchSource {
     static let serial = "01P00A00BENCH01"
-    private let broker = Mutex<Process?>(nil)
+    private let broker = Mutex<MosquittoBroker?>(nil)
     private let publisher = Mutex<MQTTSession?>(nil)
     private let state = BenchFakeState()
     private let task = Mutex<Task<Void, Never>?>(nil)
@@ -137,36 +138,12 @@ final class BambuBenchSource: ResourceBenchSource {
     init() {}
 
     func start(directory: String) async throws(BenchError) -> JSONValue {
-        let port = Int.random(in: 20_000...40_000)
-        let key = directory + "/printer.key"
-        let certificate = directory + "/printer.pem"
-        let passwords = directory + "/passwords"
-        let config = directory + "/mosquitto.conf"
+        let port: Int
         do {
-            try run(
-                "/usr/bin/openssl",
-                [
-                    "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
-                    key, "-out", certificate, "-days", "2", "-subj", "/CN=\(Self.serial)",
-                ])
-            try run("/usr/bin/mosquitto_passwd", ["-b", "-c", passwords, "bblp", "12345678"])
-            try """
-            listener \(port) 127.0.0.1
-            certfile \(certificate)
-            keyfile \(key)
-            allow_anonymous false
-            password_file \(passwords)
-            persistence false
-            log_dest none
-
-            """.write(toFile: config, atomically: true, encoding: .utf8)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
-            process.arguments = ["-c", config]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            broker.withLock { $0 = process }
+            let broker = try MosquittoBroker(commonName: Self.serial, users: ["bblp": "12345678"])
+            self.broker.withLock { $0 = broker }
+            try await broker.start()
+            port = broker.port
         } catch {
             throw BenchError("Bambu fake: cannot start mosquitto (\(error)); install it with `make deps`")
         }
@@ -207,21 +184,6 @@ final class BambuBenchSource: ResourceBenchSource {
     func stop() async {
         task.withLock { $0 }?.cancel()
         await publisher.withLock { $0 }?.shutdown()
-        if let process = broker.withLock({ $0 }), process.isRunning {
-            process.terminate()
-        }
-    }
-
-    private func run(_ executable: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw BenchError("\(executable) exited with \(process.terminationStatus)")
-        }
+        broker.withLock { $0 }?.remove()
     }
 }
