@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import LiveBridgeCore
+import LiveBridgeKit
 import LiveBridgeNet
 
 /// The `livebridge` command line.

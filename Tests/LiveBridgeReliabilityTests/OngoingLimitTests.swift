@@ -59,7 +59,7 @@ struct OngoingLimitTests {
         let bridge = try await VirtualBridge()
         let base = bridge.clock.now
         let fake = bridge.pushward
-        try await bridge.play(Self.updates(from: base), through: base + 50 * 60, step: 5) { t in
+        await bridge.play(Self.updates(from: base), through: base + 50 * 60, step: 5) { t in
             // Every job has started, none has ended: the phone shows the best five.
             if t == base + 300 {
                 #expect(fake.ongoing == Self.expected(at: t, from: base, ended: []), "\(fake.ongoing.sorted())")

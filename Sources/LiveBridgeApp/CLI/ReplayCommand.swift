@@ -1,6 +1,6 @@
 import FoundationEssentials
-public import LiveBridgeCore
-public import LiveBridgeKit
+import LiveBridgeCore
+package import LiveBridgeKit
 import LiveBridgeSinks
 
 /// `livebridge replay FILE`: recorded observations through the real tracker on virtual time.

@@ -1,4 +1,4 @@
-public import LiveBridgeCore
+import LiveBridgeCore
 public import LiveBridgeNet
 
 extension StateObjectSink {
