@@ -128,7 +128,7 @@ extension BenchCommand {
             "fixedFinishGrace": \.fixedFinishGrace, "endDisplay": \.endDisplay,
             "coalesceWindow": \.coalesceWindow, "paceWindowMinimum": \.paceWindowMinimum,
             "paceWindowFraction": \.paceWindowFraction, "paceWeightMaximum": \.paceWeightMaximum,
-            "paceNoise": \.paceNoise,
+            "paceNoise": \.paceNoise, "paceWindowGaps": \.paceWindowGaps, "leanStretchGaps": \.leanStretchGaps,
             "overdueGapFactor": \.overdueGapFactor,
             "stallMinimum": \.stallMinimum, "stallGapFactor": \.stallGapFactor,
             "etaReversalWindow": \.etaReversalWindow, "etaReversalFactor": \.etaReversalFactor,

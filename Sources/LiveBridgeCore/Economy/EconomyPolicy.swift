@@ -145,7 +145,8 @@ public struct EconomyPolicy: Sendable {
     public func observe(_ truth: TruthSample, paused: Bool, startedAt: Double?, memory: inout Memory) {
         if let last = memory.lastObservationAt, truth.time > last {
             let gap = truth.time - last
-            memory.observationGap = memory.observationGap.map { 0.7 * $0 + 0.3 * gap } ?? gap
+            let weight = settings.observationGapWeight
+            memory.observationGap = memory.observationGap.map { (1 - weight) * $0 + weight * gap } ?? gap
         }
         memory.lastObservationAt = max(memory.lastObservationAt ?? truth.time, truth.time)
         // A pause is not a slowdown: its flat stretch is cut out of the pace when the job resumes
@@ -178,7 +179,9 @@ public struct EconomyPolicy: Sendable {
         // The window holds at least the few usual gaps a pace needs (a sensor sampled every
         // 30–60 s would otherwise never have one), and as many as the unevenness of those gaps
         // asks for (`paceNoise`).
-        let window = max(paceWindow(at: truth.time, startedAt), 4 * (memory.pace.gap ?? 0), unevenWindow(memory))
+        let window = max(
+            paceWindow(at: truth.time, startedAt), settings.paceWindowGaps * (memory.pace.gap ?? 0),
+            unevenWindow(memory))
         let moved = memory.pace.add(
             progress: progress, at: truth.progressTime, window: window, stallGap: stallGap,
             change: (settings.paceChangeFactor, settings.paceChangeSpan, settings.paceChangeConfidence))
@@ -435,7 +438,9 @@ public struct EconomyPolicy: Sendable {
     /// fifth of the job so far, at least two re-anchor leads), so a one-minute download does not
     /// stand still for its last third.
     func liveWindow(at t: Double, _ startedAt: Double?) -> Double {
-        min(settings.liveMinimumWindow, max(2 * settings.deadlineLead, 0.2 * jobAge(at: t, startedAt)))
+        min(
+            settings.liveMinimumWindow,
+            max(2 * settings.deadlineLead, settings.liveWindowAgeShare * jobAge(at: t, startedAt)))
     }
 
     /// The `end_date` pushed for a finish estimate: padded slightly (see `finishPad`) unless the
@@ -567,7 +572,7 @@ public struct EconomyPolicy: Sendable {
         // stretch has shown a few of its own steps.
         let stretch = now - (memory.cardChangedAt ?? -.infinity)
         guard settings.driftAnchorShare > 0, endDate > now, let observed = truth.progress,
-            stretch >= max(settings.paceWindowMinimum, 3 * (memory.pace.gap ?? 0)),
+            stretch >= max(settings.paceWindowMinimum, settings.leanStretchGaps * (memory.pace.gap ?? 0)),
             let rate = pace(memory, at: truth.time), rate > 0
         else { return progress }
         let slope = (1 - progress) / (endDate - now)
@@ -606,13 +611,14 @@ public struct EconomyPolicy: Sendable {
     public func heartbeatDue(lastPushAt: Double?, staleTTL: Double, renewal: Double? = nil) -> Double? {
         guard let lastPushAt, staleTTL > 0 else { return nil }
         if let renewal, renewal <= lastPushAt + staleTTL - settings.renewalLastMoment { return nil }
-        let margin = max(300, staleTTL * 0.05)
+        let margin = max(settings.heartbeatMarginMinimum, staleTTL * settings.heartbeatMarginShare)
         return lastPushAt + max(staleTTL - margin, staleTTL / 2)
     }
 
     /// The `stale_ttl` a push anchored to `finish` needs.
     public func requiredStaleTTL(finish: Double?, at now: Double) -> Double {
-        let value = finish.map { 2 * max(0, $0 - now) + 1800 } ?? settings.staleTTLUnknown
+        let value =
+            finish.map { settings.staleTTLFactor * max(0, $0 - now) + settings.staleTTLPad } ?? settings.staleTTLUnknown
         return min(settings.staleTTLMaximum, max(settings.staleTTLMinimum, value))
     }
 
@@ -629,7 +635,7 @@ public struct EconomyPolicy: Sendable {
         if !s.hasGlided, model == .interpolating, s.phase == "active",
             truth.progress.map({ $0 < 1 }) ?? true,
             let finish = self.finish(truth, memory: memory, at: t),
-            finish - t >= max(60, 3 * liveWindow(at: t, s.startedAt))
+            finish - t >= max(settings.firstGlideMinimum, settings.glideWindows * liveWindow(at: t, s.startedAt))
         {
             if budget.exhausted { return Decision(reason: .start, firstGlide: true) }
             let changed = s.phase != s.pushedPhase || s.cardChanged
@@ -763,7 +769,10 @@ public struct EconomyPolicy: Sendable {
                 memory.etaDeviationSince = nil
             }
         } else if !gliding, let finish, !stalled(memory, at: t),
-            finish - t >= max(3 * liveWindow(at: t, s.startedAt), min(60, 0.3 * jobAge(at: t, s.startedAt))),
+            finish - t
+                >= max(
+                    settings.glideWindows * liveWindow(at: t, s.startedAt),
+                    min(settings.firstGlideMinimum, settings.standingGlideAgeShare * jobAge(at: t, s.startedAt))),
             plan(
                 truth, memory: memory, paused: false, startedAt: s.startedAt, frozen: frozen, fallbackProgress: nil,
                 at: s.now

@@ -48,6 +48,16 @@ public struct EconomySettings: Sendable, Hashable {
     public var staleTTLMaximum: Double = 28800
     /// `stale_ttl` when the ETA is unknown (paused, no estimate).
     public var staleTTLUnknown: Double = 14400
+    /// The derived `stale_ttl` is this many times the time left, plus `staleTTLPad`: an estimate
+    /// may run long by as much again before the card is called stale.
+    public var staleTTLFactor: Double = 2
+    /// See `staleTTLFactor`: a short job's card is not called stale minutes after its estimate.
+    public var staleTTLPad: Double = 1800
+    /// A heartbeat goes this long before `stale_ttl` runs out (at least; see
+    /// `heartbeatMarginShare`), and never later than half of it: room for a retry or two.
+    public var heartbeatMarginMinimum: Double = 300
+    /// See `heartbeatMarginMinimum`: a share of a long `stale_ttl`.
+    public var heartbeatMarginShare: Double = 0.05
     /// With a monthly budget, card-text changes within a phase wait for the next push once the
     /// month's projected use reaches this many times 80 % of the budget.
     public var labelDeferralWidening: Double = 1.5
@@ -77,6 +87,21 @@ public struct EconomySettings: Sendable, Hashable {
     public var frozenFinishPad: Double = 0.15
     /// Glide only when the finish is at least this far ahead; shorter tails stand still.
     public var liveMinimumWindow: Double = 20
+    /// …less for a short job: this share of the job so far (at least two `deadlineLead`s), so a
+    /// one-minute download does not stand still for its last third.
+    public var liveWindowAgeShare: Double = 0.2
+    /// A job's first glide, or a glide for a bar standing still, is worth a push only when the
+    /// finish is this many live windows ahead (`liveMinimumWindow`, `liveWindowAgeShare`)…
+    public var glideWindows: Double = 3
+    /// …and at least this far (seconds) for a first glide: a glide shorter than a minute is gone
+    /// before anyone looks.
+    public var firstGlideMinimum: Double = 60
+    /// A bar standing still gets a glide only when the finish is at least this share of the job's
+    /// age ahead (capped at `firstGlideMinimum`): a job that nearly finished stands until its end.
+    public var standingGlideAgeShare: Double = 0.3
+    /// The smoothed time between observations (the source's poll interval) takes each new gap in
+    /// with this weight.
+    public var observationGapWeight: Double = 0.3
     /// A fixed finish time (a timer) is pushed unchanged; if the job still runs this long after
     /// it, the bar is frozen at the truth.
     public var fixedFinishGrace: Double = 10
@@ -121,6 +146,13 @@ public struct EconomySettings: Sendable, Hashable {
     public var paceWindowFraction: Double = 0.25
     /// Upper bound of the pace window: an hour-old pace says little about the next minutes.
     public var paceWindowMaximum: Double = 1800
+    /// The pace window holds at least this many of the source's usual gaps between advances,
+    /// whatever the job's age: a sensor sampled every 30–60 s would otherwise never have a pace.
+    public var paceWindowGaps: Double = 4
+    /// A bar leans toward where the truth heads (`driftAnchorShare`) only once the stretch since
+    /// the card's text last changed has shown this many of the source's gaps: the pace before a
+    /// washer's rinse says nothing about the rinse.
+    public var leanStretchGaps: Double = 3
     /// The relative error a pace may carry from the unevenness of the source's advances: the
     /// window holds (cv / this)² of its usual gaps, cv being how much the recent gaps vary (see
     /// `EconomyPolicy.unevenWindow`). A pace off by this share moves the bar as much times the
