@@ -1,7 +1,7 @@
 public import LiveBridgeCore
 public import LiveBridgeKit
-public import LiveBridgeNet
-public import LiveBridgeSinks
+import LiveBridgeNet
+import LiveBridgeSinks
 
 /// What a component factory may use: the sinks' services, whose `source` part is what a
 /// source's factory gets.

@@ -1,6 +1,6 @@
 public import LiveBridgeCore
 public import LiveBridgeKit
-public import LiveBridgeNet
+import LiveBridgeNet
 import Synchronization
 
 extension PushWardRequests {
