@@ -34,8 +34,7 @@ public final class HomeAssistantInstance: Sendable {
 
     /// `tools/homeassistant` of this repository.
     public static var toolsPath: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("tools/homeassistant").path
+        Checkout.file("tools/homeassistant").path
     }
 
     private init(port: Int, directory: TemporaryDirectory, venv: String, tools: String) {

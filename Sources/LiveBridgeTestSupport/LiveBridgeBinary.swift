@@ -18,9 +18,7 @@ public enum LiveBridgeBinary {
         if let first = arguments.first, first.contains("/") {
             candidates.append(URL(fileURLWithPath: first).deletingLastPathComponent().appendingPathComponent(name).path)
         }
-        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        candidates.append(package.appendingPathComponent(".build/debug/\(name)").path)
+        candidates.append(Checkout.file(".build/debug/\(name)").path)
         for candidate in candidates where FileManager.default.isExecutableFile(atPath: candidate) {
             return candidate
         }

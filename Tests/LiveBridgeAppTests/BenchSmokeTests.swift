@@ -12,8 +12,7 @@ import Testing
 @Suite("livebridge-bench --quick", .serialized, .timeLimit(.minutes(1)))
 struct BenchSmokeTests {
     /// `bench/recordings` of this checkout, whatever the working directory.
-    static let recordings = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("bench/recordings").path
+    static let recordings = Checkout.file("bench/recordings").path
 
     /// The CPU seconds `--quick` may take (about 5 s here).
     static let cpuLimit = 10

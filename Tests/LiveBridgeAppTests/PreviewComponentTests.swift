@@ -32,8 +32,7 @@ struct PreviewComponentTests {
 
     @Test("examples/preview.json5 builds a preview sink as documented")
     func example() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().path
+        let root = Checkout.root.path
         let text = try String(contentsOfFile: root + "/examples/preview.json5", encoding: .utf8)
         let config = try ConfigLoader.parse(text: text, environment: [:])
         let services = RuntimeServices(

@@ -9,10 +9,7 @@ import Testing
 /// `ExecStart` points at a stand-in executable it creates (everything else byte for byte).
 @Suite("systemd unit example")
 struct SystemdUnitTests {
-    static var packageRoot: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().path
-    }
+    static var packageRoot: String { Checkout.root.path }
 
     static var unitPath: String { packageRoot + "/examples/systemd/livebridge.service" }
     static let installedBinary = "/usr/local/bin/livebridge"

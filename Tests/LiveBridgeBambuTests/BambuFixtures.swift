@@ -1,20 +1,14 @@
 import Foundation
 import LiveBridgeCore
+import LiveBridgeTestSupport
 
 /// The recordings under `Fixtures/` (simulated printers; see Fixtures/README.md).
 enum BambuFixtures {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
         "Fixtures")
     /// `bench/recordings/bambu` of this checkout: the recordings the bench replays too.
-    static let recordingsDirectory = directory.deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("bench/recordings/bambu")
-
     /// `name` under `Fixtures/` when it is there, else under `bench/recordings/bambu/`.
-    static func url(_ name: String) -> URL {
-        let local = directory.appendingPathComponent(name)
-        return FileManager.default.fileExists(atPath: local.path)
-            ? local : recordingsDirectory.appendingPathComponent(name)
-    }
+    static func url(_ name: String) -> URL { Checkout.recording(name, fixtures: directory, source: "bambu") }
 
     /// The lines of a fixture file.
     static func lines(_ name: String) throws -> [String] {

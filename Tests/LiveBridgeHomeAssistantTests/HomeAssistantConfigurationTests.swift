@@ -2,6 +2,7 @@ import Foundation
 import LiveBridgeCore
 import LiveBridgeHomeAssistant
 import LiveBridgeNet
+import LiveBridgeTestSupport
 import Testing
 
 @Suite("Home Assistant configuration")
@@ -90,7 +91,7 @@ struct HomeAssistantConfigurationTests {
 
     @Test("examples/homeassistant.json5 is a valid source entry")
     func example() throws {
-        let path = Fixture.directory.appendingPathComponent("../../../examples/homeassistant.json5").standardized.path
+        let path = Checkout.file("examples/homeassistant.json5").path
         let json = try JSON5Parser.parse(try String(contentsOfFile: path, encoding: .utf8))
         let entry = try #require(json["sources"]?.arrayValue?.first)
         let problems = ConfigProblems()

@@ -9,15 +9,8 @@ enum Fixture {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
         "Fixtures")
     /// `bench/recordings/homeassistant` of this checkout: the recordings the bench replays too.
-    static let recordingsDirectory = directory.deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("bench/recordings/homeassistant")
-
     /// `name` under `Fixtures/` when it is there, else under `bench/recordings/homeassistant/`.
-    static func url(_ name: String) -> URL {
-        let local = directory.appendingPathComponent(name)
-        return FileManager.default.fileExists(atPath: local.path)
-            ? local : recordingsDirectory.appendingPathComponent(name)
-    }
+    static func url(_ name: String) -> URL { Checkout.recording(name, fixtures: directory, source: "homeassistant") }
 
     /// The file's lines.
     static func lines(_ name: String) throws -> [String] {

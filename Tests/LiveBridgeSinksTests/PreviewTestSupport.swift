@@ -111,11 +111,8 @@ struct PreviewDOM {
 }
 
 enum PreviewArtifacts {
-    /// The package root (this file is Tests/LiveBridgeSinksTests/PreviewTestSupport.swift).
-    static var packageRoot: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().path
-    }
+    /// The package root.
+    static var packageRoot: String { Checkout.root.path }
 
     /// `.build/artifacts/` under the package, created on demand: where screenshots are kept.
     static func directory() throws -> String {

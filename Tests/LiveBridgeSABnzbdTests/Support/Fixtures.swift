@@ -1,6 +1,7 @@
 import Foundation
 import LiveBridgeCore
 import LiveBridgeSABnzbd
+import LiveBridgeTestSupport
 import Synchronization
 
 /// The recorded SABnzbd answers: the 5.0 samples under `Fixtures/` (see its README), the 4.5.0
@@ -9,15 +10,8 @@ enum Fixtures {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures")
     /// `bench/recordings/sabnzbd` of this checkout.
-    static let recordingsDirectory = directory.deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("bench/recordings/sabnzbd")
-
     /// `path` under `Fixtures/` when it is there, else under `bench/recordings/sabnzbd/`.
-    static func url(_ path: String) -> URL {
-        let local = directory.appendingPathComponent(path)
-        return FileManager.default.fileExists(atPath: local.path)
-            ? local : recordingsDirectory.appendingPathComponent(path)
-    }
+    static func url(_ path: String) -> URL { Checkout.recording(path, fixtures: directory, source: "sabnzbd") }
 
     static func text(_ path: String) throws -> String {
         try String(contentsOf: url(path), encoding: .utf8)

@@ -14,8 +14,7 @@ final class RealSABnzbd: Sendable {
     }
 
     static let apiKey = "0123456789abcdef0123456789abcdef"
-    static let tools = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("tools/sabnzbd").path
+    static let tools = Checkout.file("tools/sabnzbd").path
 
     let directory: TemporaryDirectory
     let port: UInt16
