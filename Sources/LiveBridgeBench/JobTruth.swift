@@ -79,15 +79,7 @@ struct JobTruth: Sendable {
     }
 
     /// The grid the error is measured on: `start`, `start + step`, … up to `end` inclusive.
-    func grid(step: Double = 1) -> [Double] {
-        var times: [Double] = []
-        var t = start
-        while t <= end {
-            times.append(t)
-            t += step
-        }
-        return times
-    }
+    func grid(step: Double = 1) -> [Double] { DisplayError.grid(from: start, through: end, step: step) }
 
     /// The truth at each of `times` (ascending): linear between samples, flat outside them.
     func values(at times: [Double]) -> [Double] {

@@ -14,6 +14,17 @@ public enum DisplayError {
         }
     }
 
+    /// The grid the error is measured on: `start`, `start + step`, … up to `end` inclusive.
+    public static func grid(from start: Double, through end: Double, step: Double) -> [Double] {
+        var times: [Double] = []
+        var t = start
+        while t <= end {
+            times.append(t)
+            t += step
+        }
+        return times
+    }
+
     /// The truth at each of `times` (ascending): linear between the samples, flat outside them.
     public static func truth(_ samples: [(time: Double, progress: Double)], at times: [Double]) -> [Double] {
         guard !samples.isEmpty else { return times.map { _ in 0 } }

@@ -137,12 +137,7 @@ public struct EconomySimulation: Sendable {
         let start = firstAnchor.time
         let end = phases.first { !$0.running && $0.time >= start }?.time ?? truth.last!.time
         guard end > start else { return (0, 0, 0, nil) }
-        var times: [Double] = []
-        var t = start
-        while t <= end {
-            times.append(t)
-            t += gridStep
-        }
+        let times = DisplayError.grid(from: start, through: end, step: gridStep)
         let figures = DisplayError.measure(
             times: times, truth: DisplayError.truth(truth, at: times), anchors: anchors, model: model)
         return (figures.max, figures.mean, figures.samples, start...end)
