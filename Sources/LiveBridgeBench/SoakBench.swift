@@ -135,7 +135,7 @@ struct SoakBench: Sendable {
     }
 
     private func drive(
-        _ bridge: RunningBridge, receiver: FakePushWardServer, ended: () -> Int, token: String,
+        _ bridge: RunningBridge, receiver: FakePushWardServer, ended: @escaping @Sendable () -> Int, token: String,
         dataDirectory: String
     ) async throws(BenchError) -> Result {
         let sampler = ProcessSampler(pid: bridge.child.pid)
@@ -148,14 +148,10 @@ struct SoakBench: Sendable {
         var refused = 0
         var warm = start
         for index in 0..<jobs {
-            let waitingSince = ContinuousClock.now
-            while index - ended() >= Self.inFlight {
-                guard ContinuousClock.now - waitingSince < .seconds(30) else {
-                    throw BenchError(
-                        "soak: \(Self.inFlight) jobs under way and none ended within 30 s (\(ended()) of \(index) ended)"
-                    )
-                }
-                try? await Task.sleep(for: .milliseconds(1))
+            // The receiver wakes the wait on every request it answers.
+            guard await receiver.waitUntil(timeout: 30, { _ in index - ended() < Self.inFlight }) else {
+                throw BenchError(
+                    "soak: \(Self.inFlight) jobs under way and none ended within 30 s (\(ended()) of \(index) ended)")
             }
             let slug = "ci-build-\(index)"
             let bodies: [JSONValue] = [
@@ -179,10 +175,7 @@ struct SoakBench: Sendable {
             if index == min(999, jobs - 1), let sample = sampler.sample() { warm = sample }
         }
         // Every end delivered, then (unless quick) the tombstones' TTL and a checkpoint.
-        let deadline = ContinuousClock.now + .seconds(60)
-        while receiver.endedCount < jobs && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(100))
-        }
+        _ = await receiver.waitUntil(timeout: 60) { $0.endedCount >= jobs }
         if waitForTombstones {
             let settle = tombstoneTTL + ActivityEngine.checkpointDelay + 0.5
             try? await Task.sleep(for: .milliseconds(Int64(settle * 1000)))
