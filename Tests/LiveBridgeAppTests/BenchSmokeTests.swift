@@ -162,4 +162,24 @@ struct BenchSmokeTests {
         #expect(status == 64)
         #expect(err.withLock { $0 }.contains("--only speed"))
     }
+
+    @Test("a recordings directory without the recordings: each one named as a failure, how to point elsewhere, exit 70")
+    func missingRecordings() async throws {
+        let empty = try TemporaryDirectory(prefix: "bench-recordings")
+        defer { empty.remove() }
+        let out = Mutex("")
+        let status = await BenchCommand.run(
+            ["--quick", "--json", "--only", "economy", "--recordings", empty.path], environment: [:],
+            output: CommandOutput(out: { text in out.withLock { $0 += text } }, err: { _ in }))
+        #expect(status == 70)
+        let report = try JSONParser.parse(out.withLock { $0 })
+        let failures = try #require(report["failures"]?.arrayValue).compactMap(\.stringValue)
+        let recorded = BenchTrajectories.quick.filter { $0.source is AdapterRecording }
+        #expect(failures.count == recorded.count)
+        #expect(
+            failures.contains {
+                $0.contains("sabnzbd-a-steady") && $0.contains(empty.path + "/sabnzbd/a-steady/raw.jsonl")
+                    && $0.contains("--recordings DIR")
+            }, "\(failures)")
+    }
 }
