@@ -224,8 +224,8 @@ struct BenchReport: Sendable {
             "### 1b. The generated corpus (\(rows.count) families × \(variants) seeded variants, ε = \(Self.fixed(epsilon, 2)))",
             "",
             "| family | jobs | mean pushes | ratio p50 | p95 | max | max err | oscillation | absurd countdown | "
-                + "stale number | within window | honest oracle: p50 | within 1.5 × |",
-            "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+                + "stale number | within window | bar back | honest oracle: p50 | within 1.5 × |",
+            "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
         ]
         for row in rows {
             let invariants = row.invariants
@@ -233,7 +233,8 @@ struct BenchReport: Sendable {
                 "| \(row.family) | \(row.jobs.count) | \(Self.fixed(row.meanPushes, 1)) | \(Self.fixed(row.p50, 2)) | "
                     + "\(Self.fixed(row.p95, 2)) | \(Self.fixed(row.maxRatio, 2)) | \(Self.fixed(row.maxError, 4)) | "
                     + "\(invariants.oscillations) | \(invariants.absurdCountdowns) | \(invariants.staleNumbers) | "
-                    + "\(invariants.coalescing) | \(Self.fixed(row.honestP50, 2)) | \(row.withinHonest) |")
+                    + "\(invariants.coalescing) | \(invariants.backwards) | \(Self.fixed(row.honestP50, 2)) | "
+                    + "\(row.withinHonest) |")
         }
         lines.append("")
         lines.append(
@@ -474,6 +475,7 @@ struct BenchReport: Sendable {
                             "absurdCountdowns": .int(Int64(invariants.absurdCountdowns)),
                             "staleNumbers": .int(Int64(invariants.staleNumbers)),
                             "withinCoalescingWindow": .int(Int64(invariants.coalescing)),
+                            "barBackwards": .int(Int64(invariants.backwards)),
                         ],
                         "variants": .array(
                             row.jobs.map { job in

@@ -13,6 +13,10 @@ struct EconomyInvariants: Sendable, Hashable {
     var staleNumbers = 0
     /// Two pushes of one activity within the coalescing window.
     var coalescing = 0
+    /// A push that moves the bar back by more than `backwardsTolerance` while the bar was not
+    /// ahead of the latest count: the percentage going down while the job did not (a bar ahead
+    /// of the count is corrected down to it, and may lean a little past it).
+    var backwards = 0
     /// Where each violation happened (push time, what), for `--explain`.
     var events: [Event] = []
 
@@ -21,24 +25,28 @@ struct EconomyInvariants: Sendable, Hashable {
         var what: String
     }
 
-    var total: Int { oscillations + absurdCountdowns + staleNumbers + coalescing }
+    var total: Int { oscillations + absurdCountdowns + staleNumbers + coalescing + backwards }
 
     static func + (a: Self, b: Self) -> Self {
         Self(
             oscillations: a.oscillations + b.oscillations, absurdCountdowns: a.absurdCountdowns + b.absurdCountdowns,
             staleNumbers: a.staleNumbers + b.staleNumbers, coalescing: a.coalescing + b.coalescing,
-            events: a.events + b.events)
+            backwards: a.backwards + b.backwards, events: a.events + b.events)
     }
 
     /// "Within a few minutes": a reversal later than this is a real change of mind.
     static let reversalWindow = 300.0
     /// `end_date` moves smaller than this are rounding, not a direction.
     static let reversalMinimum = 30.0
+    /// A bar moved back by less than half a percentage point shows the same whole percentage.
+    static let backwardsTolerance = 0.005
 
     /// How far back "the job's recent pace" looks.
     static let recentPaceWindow = 300.0
     /// A pace over less than this is not a pace yet.
     static let recentPaceMinimum = 30.0
+
+    static func percent(_ value: Double) -> String { "\((value * 1000).rounded() / 10) %" }
 
     /// The remaining time the observations up to `time` support: what is left at the pace of
     /// the last `recentPaceWindow` (since the last card change); nil while that pace spans under `recentPaceMinimum` or
@@ -65,8 +73,17 @@ struct EconomyInvariants: Sendable, Hashable {
         var lastEndDate: Double?
         var lastDirection: (time: Double, later: Bool)?
         var previousTime: Double?
+        var shown: DisplayAnchor?
         for push in pushes {
             let frame = push.frame
+            defer {
+                if let progress = frame.content["progress"]?.doubleValue, frame.kind != .end {
+                    let live = frame.content["live_progress"]?.boolValue == true
+                    shown = DisplayAnchor(
+                        progress: progress, time: push.time,
+                        endDate: live ? frame.content["end_date"]?.doubleValue : nil, live: live)
+                }
+            }
             if let previousTime, push.time - previousTime < settings.coalesceWindow - 1e-9 {
                 result.coalescing += 1
                 result.events.append(Event(time: push.time, what: "coalescing"))
@@ -78,6 +95,18 @@ struct EconomyInvariants: Sendable, Hashable {
             // Stale card text: what the latest observation says the card shows (its details
             // overlaying its content), against what the push leaves on the service.
             let latest = sorted[updateIndex]
+            if frame.kind != .end, let before = shown?.shown(at: push.time, model: .interpolating),
+                let count = latest.progress, let progress = frame.content["progress"]?.doubleValue,
+                progress < before - backwardsTolerance, before <= count + backwardsTolerance
+            {
+                result.backwards += 1
+                result.events.append(
+                    Event(
+                        time: push.time,
+                        what:
+                            "bar back from \(Self.percent(before)) to \(Self.percent(progress)), count \(Self.percent(count))"
+                    ))
+            }
             if frame.kind != .end {
                 var expected = latest.content.json
                 for (key, value) in latest.details.json.objectValue ?? [:] where value != .null {

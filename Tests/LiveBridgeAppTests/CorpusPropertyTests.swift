@@ -102,6 +102,33 @@ struct CorpusPropertyTests {
     }
 
     @Test(
+        "a push never moves a bar that is not ahead of the count back, on every family and the slow-server recordings")
+    func barNeverBackwards() throws {
+        let settings = EconomySettings()
+        var jobs = Self.jobs.map {
+            (name: "\($0.family) \($0.seed)", updates: $0.updates, pushes: $0.pushes.filter { $0.frame.slug == "job" })
+        }
+        // Real recordings whose counts move in coarse steps (a slow server's articles, the
+        // opening burst): where a glide through the middle of the steps started below the count.
+        for trajectory in BenchTrajectories.standard where trajectory.name.hasPrefix("sabnzbd-slow-") {
+            let updates = try trajectory.load(directory: BenchSmokeTests.recordings).updates
+            let slug = try #require(updates.first?.slug)
+            let pushes = EconomySimulation(model: .interpolating, settings: settings).run(updates).pushes
+            jobs.append((trajectory.name, updates.filter { $0.slug == slug }, pushes.filter { $0.frame.slug == slug }))
+        }
+        var checked = 0
+        for job in jobs {
+            let invariants = EconomyInvariants.check(
+                pushes: job.pushes, updates: job.updates,
+                truth: JobTruth(job.updates), settings: settings)
+            let events = invariants.events.map { "\($0.time - (job.updates.first?.observedAt ?? 0)) s: \($0.what)" }
+            #expect(invariants.backwards == 0, "\(job.name): \(events)")
+            checked += job.pushes.count
+        }
+        #expect(checked > 0)
+    }
+
+    @Test(
         "a download joining a session moves the countdown once: the push for the new card carries the source's estimate, no correction follows within a minute and no reversal within the reversal window"
     )
     func joiningDownloadOneMove() {

@@ -528,6 +528,15 @@ public struct EconomyPolicy: Sendable {
             plan.remaining = max(0, remaining).rounded()
         }
         if !plan.live { plan.progress = standing }
+        // Never back while the bar is not ahead of the count: a glide through the middle of a
+        // coarse staircase's steps, or a lean toward a slower truth, starts where the bar is
+        // when that is at or below the count, not below it (the percentage going down while the
+        // job did not reads as the job losing ground). A bar ahead of the count comes back to it.
+        if let current, let count = sample.progress, truth != nil {
+            let shown = current.shown(at: now, model: model)
+            let tolerance = settings.backwardsTolerance
+            if shown <= count + tolerance { plan.progress = max(plan.progress, min(1, shown, count)) }
+        }
         return plan
     }
 

@@ -238,6 +238,10 @@ public struct EconomySettings: Sendable, Hashable {
     /// to a window late, and a glide aimed at the middle of a step that lasts no longer lands on
     /// the next one (a fast download's bursts half a second apart are read as a slope, not steps).
     public var staircaseMinimumGap: Double = 1
+    /// A push never moves a bar that is not ahead of the count back by more than this (half a
+    /// percentage point: the card shows the same whole percentage), whatever a staircase's glide
+    /// or a lean would place it at.
+    public var backwardsTolerance: Double = 0.005
     /// An `end_date` moving by less than this (seconds) is rounding, not a move of the countdown
     /// (the reversal rules look only at real moves).
     public var etaMoveMinimum: Double = 30
