@@ -46,6 +46,7 @@ enum BenchTrajectories {
             slower("sabnzbd-a-steady-1h", "60 MiB at 17 KiB/s", "sabnzbd/a-steady"),
             slower("sabnzbd-b-speedchange-1h", "the rate halved at 50 %", "sabnzbd/b-speedchange"),
             slower("sabnzbd-e-repair-1h", "repaired by par2 (the total grows)", "sabnzbd/e-repair"),
+            slower("sabnzbd-g-unrepairable-13m", "15 % missing, 2 % par2: failed", "sabnzbd/g-unrepairable"),
             slower("sabnzbd-h-stall-1h", "the news server silent 15 min at 40 %", "sabnzbd/h-stall"),
             slower("sabnzbd-i-pause-job-1h", "one job paused 20 min at 30 %", "sabnzbd/i-pause-job"),
             BenchTrajectory(

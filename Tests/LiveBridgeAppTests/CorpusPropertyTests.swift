@@ -129,6 +129,25 @@ struct CorpusPropertyTests {
     }
 
     @Test(
+        "a download counted in steps finer than ε stays within ε of its count: a bar below the glide through the steps is corrected before the next step lands"
+    )
+    func fineStaircaseWithinEpsilon() throws {
+        let settings = EconomySettings()
+        // Real recordings polled between their steps: 2.4 % a minute (the steady download played
+        // 60 times slower) and a one-minute download's bursts.
+        for name in ["sabnzbd-a-steady-1h", "sabnzbd-c-two-jobs"] {
+            let trajectory = try #require(BenchTrajectories.standard.first { $0.name == name })
+            let updates = try trajectory.load(directory: BenchSmokeTests.recordings).updates
+            let simulation = EconomySimulation(model: .interpolating, settings: settings).run(updates)
+            for slug in Set(updates.map(\.slug)) {
+                let truth = JobTruth(updates.filter { $0.slug == slug })
+                let measured = DisplayErrorMeter.measure(truth, anchors: simulation.anchors[slug] ?? [])
+                #expect(measured.max <= settings.maxDisplayError, "\(name) \(slug): \(measured.max)")
+            }
+        }
+    }
+
+    @Test(
         "a download joining a session moves the countdown once: the push for the new card carries the source's estimate, no correction follows within a minute and no reversal within the reversal window"
     )
     func joiningDownloadOneMove() {
