@@ -46,8 +46,6 @@ struct EconomyInvariants: Sendable, Hashable {
     /// A pace over less than this is not a pace yet.
     static let recentPaceMinimum = 30.0
 
-    static func percent(_ value: Double) -> String { "\((value * 1000).rounded() / 10) %" }
-
     /// The remaining time the observations up to `time` support: what is left at the pace of
     /// the last `recentPaceWindow` (since the last card change); nil while that pace spans under `recentPaceMinimum` or
     /// the job did not move (a stall supports no countdown, judged by the 24 h rule alone).
@@ -103,9 +101,9 @@ struct EconomyInvariants: Sendable, Hashable {
                 result.events.append(
                     Event(
                         time: push.time,
-                        what:
-                            "bar back from \(Self.percent(before)) to \(Self.percent(progress)), count \(Self.percent(count))"
-                    ))
+                        what: "bar back from \(BenchReport.fixed(100 * before, 1)) % to "
+                            + "\(BenchReport.fixed(100 * progress, 1)) %, count \(BenchReport.fixed(100 * count, 1)) %")
+                )
             }
             if frame.kind != .end {
                 var expected = latest.content.json

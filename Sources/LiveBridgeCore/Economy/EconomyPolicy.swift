@@ -725,10 +725,9 @@ public struct EconomyPolicy: Sendable {
             let errorThen = abs(anchor.shown(at: tp, model: model) - p)
             if errorThen > countTolerance(memory, epsilon: epsilon), staticSpacingOK { return .displayError }
             if let now = progress(truth, memory: memory, at: t) {
-                let errorNow = abs(anchor.shown(at: t, model: model) - now)
-                if errorNow > glideTolerance(anchor.shown(at: t, model: model), below: now, memory, epsilon: epsilon),
-                    staticSpacingOK
-                {
+                let shownNow = anchor.shown(at: t, model: model)
+                let errorNow = abs(shownNow - now)
+                if errorNow > glideTolerance(shownNow, below: now, memory, epsilon: epsilon), staticSpacingOK {
                     return .displayError
                 }
                 // A prediction needs news: an advance since the last push (a bar re-anchored on
@@ -741,10 +740,11 @@ public struct EconomyPolicy: Sendable {
                     let horizon = max(settings.errorLookaheadGaps * (memory.pace.gap ?? 0), settings.coalesceWindow + 1)
                     let ahead = min(t + horizon, anchor.endDate.map { max(t, $0 - 1) } ?? .infinity)
                     let expected = min(1, now + rate * (ahead - t))
-                    let predicted = abs(anchor.shown(at: ahead, model: model) - expected)
-                    let tolerance = glideTolerance(
-                        anchor.shown(at: ahead, model: model), below: expected, memory, epsilon: epsilon)
-                    if predicted > tolerance, staticSpacingOK {
+                    let shownAhead = anchor.shown(at: ahead, model: model)
+                    let predicted = abs(shownAhead - expected)
+                    if predicted > glideTolerance(shownAhead, below: expected, memory, epsilon: epsilon),
+                        staticSpacingOK
+                    {
                         // Only a push whose bar does better by then: an anchor no closer to that
                         // projection (its slope set by the finish, not by this pace) would be
                         // pushed again at every observation.
