@@ -13,6 +13,8 @@ enum CorpusFamilyRun {
         var pushes = 0
         /// Jobs whose bar was more than ε from the truth at some moment.
         var overEpsilon = 0
+        /// The largest distance between the bar and the truth over the family's jobs.
+        var maxError = 0.0
         /// `end_date` moves reversed within a few minutes (`EconomyInvariants.oscillations`).
         var reversals = 0
         /// Re-anchors at a passing `end_date`.
@@ -34,6 +36,7 @@ enum CorpusFamilyRun {
             outcome.reversals += job.invariants.oscillations
             outcome.deadlines += job.deadlines
             if job.maxError > settings.maxDisplayError + 1e-9 { outcome.overEpsilon += 1 }
+            outcome.maxError = max(outcome.maxError, job.maxError)
         }
         return outcome
     }

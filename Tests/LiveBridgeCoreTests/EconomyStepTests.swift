@@ -400,7 +400,20 @@ struct EconomyHeartbeatTests {
         let withRenewals = renewed.run(updates).pushes
         #expect(withRenewals.filter { $0.frame.reason == .renewal }.count >= 2)
         #expect(withRenewals.filter { $0.frame.reason == .heartbeat }.isEmpty)
-        let without = EconomySimulation(model: .interpolating, settings: EconomySettings()).run(updates).pushes
+        // Without renewals, a `stale_ttl` capped below the job's length needs heartbeats.
+        var capped = EconomySettings()
+        capped.staleTTLMaximum = 8 * 3600
+        let without = EconomySimulation(model: .interpolating, settings: capped).run(updates).pushes
         #expect(!without.filter { $0.frame.reason == .heartbeat }.isEmpty)
+    }
+
+    @Test("a 20-hour job's stale_ttl, from the time it has left, outlasts it: no heartbeat where nothing renews it")
+    func staleTTLOutlastsLongJob() {
+        let pushes = EconomySimulation(model: .interpolating, settings: EconomySettings())
+            .run(Self.steadyJob(hours: 20)).pushes
+        #expect(pushes.filter { $0.frame.reason == .heartbeat }.isEmpty, "\(pushes.map(\.frame.reason))")
+        let stale = pushes.compactMap(\.frame.ttls.stale)
+        #expect(stale.first.map { $0 >= 20 * 3600 } ?? false, "\(stale)")
+        #expect(stale.allSatisfy { Double($0) <= EconomySettings().staleTTLMaximum }, "\(stale)")
     }
 }

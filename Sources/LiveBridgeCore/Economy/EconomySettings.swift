@@ -44,8 +44,11 @@ public struct EconomySettings: Sendable, Hashable {
     public var resumeGlideStepShare: Double = 0.5
     /// Lower bound of the `stale_ttl` derived from the ETA.
     public var staleTTLMinimum: Double = 3600
-    /// Upper bound of the derived `stale_ttl` (iOS ends a Live Activity after 8 h anyway).
-    public var staleTTLMaximum: Double = 28800
+    /// Upper bound of the derived `stale_ttl`: a card whose bridge stopped is called stale within
+    /// a day. iOS's 8-hour limit is the sink's lifecycle limit, met by a renewal that starts the
+    /// TTLs afresh; a cap at 8 h cost a job of 6–20 hours on a display without that limit a
+    /// heartbeat every 7.6 h that nothing needed.
+    public var staleTTLMaximum: Double = 86400
     /// `stale_ttl` when the ETA is unknown (paused, no estimate).
     public var staleTTLUnknown: Double = 14400
     /// The derived `stale_ttl` is this many times the time left, plus `staleTTLPad`: an estimate
