@@ -49,13 +49,16 @@ struct BambuReplayTests {
         }
         // The simulator compresses a print into ten seconds (10 % a second, 2.5 % a report): at that
         // speed the coalescing window alone is worth more than ε, so the bound is checked without
-        // it, and the last seconds stand still (shorter than `liveMinimumWindow`'s floor of two
-        // re-anchor leads) between reports: at most one report's step beyond ε.
+        // it, and the last seconds glide to an `end_date` past the end's arrival plus the
+        // re-anchor lead (3 s of a 3-second tail), re-anchored at each report: at most one
+        // report's step beyond ε. (Within a whole percent while the calibration was read as the
+        // first percent's time: the pace then ran a third as fast as the print, and `x1-finish`
+        // took 24 requests where it takes 17 now.)
         var unthrottled = EconomySettings()
         unthrottled.coalesceWindow = 0
         let bound = EconomySimulation(model: .interpolating, settings: unthrottled).run(updates)
         // (Plus the 1e-4 the pushed progress is rounded to.)
-        #expect(bound.maxError <= unthrottled.maxDisplayError + 0.01 + 1e-4, "max error \(bound.maxError)")
+        #expect(bound.maxError <= unthrottled.maxDisplayError + 0.025 + 1e-4, "max error \(bound.maxError)")
     }
 
     @Test("payloads as objects and as exact text replay the same; request lines are skipped")

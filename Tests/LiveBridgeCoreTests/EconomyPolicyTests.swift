@@ -450,6 +450,62 @@ struct LongJobCountdownTests {
     }
 }
 
+/// A printer heats and levels before its first layer: the card says so, the progress stands at 0,
+/// and the time left comes with the first layer.
+@Suite("Economy policy: a print's preparation")
+struct PreparationTests {
+    static let base = 1_781_517_600.0
+
+    /// `preparation` seconds at 0 % with no estimate, then a print of `minutes` by the slicer that
+    /// runs at `speed` × the slicer's pace: whole percent and the slicer's whole minutes left,
+    /// every 10 s.
+    static func print(preparation: Double, minutes: Double, speed: Double) -> [ActivityUpdate] {
+        let slicer = minutes * 60
+        var updates: [ActivityUpdate] = []
+        var t = 0.0
+        while t < preparation {
+            updates.append(
+                ActivityUpdate(
+                    slug: "print", name: "Printer", phase: .active, content: GenericContent(state: "Preparing"),
+                    progress: 0, observedAt: base + t, progressResolution: 0.01))
+            t += 10
+        }
+        var done = 0.0
+        while done < 1 {
+            updates.append(
+                ActivityUpdate(
+                    slug: "print", name: "Printer", phase: .active, content: GenericContent(state: "Printing"),
+                    progress: (done * 100).rounded(.down) / 100,
+                    eta: .remaining(((1 - done) * slicer / 60).rounded(.down) * 60),
+                    observedAt: base + t, progressResolution: 0.01, etaResolution: 60))
+            done += 10 * speed / slicer
+            t += 10
+        }
+        updates.append(
+            ActivityUpdate(
+                slug: "print", name: "Printer", phase: .ended(.success), content: GenericContent(state: "Complete"),
+                progress: 1, observedAt: base + t))
+        return updates
+    }
+
+    @Test(
+        "the wait before the first layer is not the print's pace: a preparation costs no correction",
+        arguments: [(90.0, 1.0), (90.0, 0.8), (180.0, 0.8), (180.0, 1.2)])
+    func preparationIsNotPace(minutes: Double, speed: Double) {
+        func corrections(_ preparation: Double) -> [PushReason] {
+            let result = EconomySimulation(model: .interpolating, settings: EconomySettings())
+                .run(Self.print(preparation: preparation, minutes: minutes, speed: speed))
+            #expect(result.maxError <= EconomySettings().maxDisplayError + 0.002, "max error \(result.maxError)")
+            return result.pushes.map(\.frame.reason).filter { [.displayError, .etaMoved, .deadline].contains($0) }
+        }
+        let without = corrections(0)
+        for preparation in [600.0, 1800.0] {
+            let with = corrections(preparation)
+            #expect(with.count <= without.count, "\(preparation) s: \(with), without: \(without)")
+        }
+    }
+}
+
 /// A count in steps coarser than ε, polled between its steps.
 @Suite("Economy policy: coarse staircases")
 struct CoarseStaircaseTests {

@@ -909,6 +909,11 @@ public struct EconomyPolicy: Sendable {
     /// counts and the pace measured so far does not (`stretchShare`). A text change the estimate
     /// runs through unmoved (a washer's rinse after its wash) keeps the pace.
     public func cardChanged(memory: inout Memory, truth: TruthSample?, samePhase: Bool = false, at t: Double) {
+        // A card that changes, with the source's estimate, before the progress first moved (a
+        // printer heating and levelling, then printing with its time left): the wait was
+        // preparation, which the estimate does not count and the pace must not either. Read as
+        // the first step's time, it made a print's first whole percent look slower than the print.
+        if memory.cardChangedAt != nil, truth?.finish != nil { memory.pace.startIfUnmoved(at: t) }
         memory.cardChangedAt = t
         let points = memory.finishes.points
         guard samePhase, let truth, !truth.fixedFinish, points.count >= 2 else { return }

@@ -148,6 +148,13 @@ public struct PaceEstimate: Sendable, Hashable {
         for index in corners.indices { corners[index].time += seconds }
     }
 
+    /// The job's timeline starts at `time` if the progress has not moved since its first report
+    /// (the stretch before was preparation, not the job's pace).
+    mutating func startIfUnmoved(at time: Double) {
+        guard corners.count == 1, corners[0].time < time else { return }
+        corners[0].time = time
+    }
+
     /// Forgets everything (a pause or a new job).
     mutating func reset() {
         corners.removeAll()
