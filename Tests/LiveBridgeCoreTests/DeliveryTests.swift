@@ -25,11 +25,13 @@ final class RecordingSink: Sink {
     let name = "fake"
     let type = "fake"
     let displayModel: DisplayModel
+    let expiresStale: Bool
     let clock: any TimeSource
     let state = Mutex(State())
 
-    init(model: DisplayModel = .interpolating, clock: any TimeSource) {
+    init(model: DisplayModel = .interpolating, expiresStale: Bool = false, clock: any TimeSource) {
         self.displayModel = model
+        self.expiresStale = expiresStale
         self.clock = clock
     }
 
@@ -273,6 +275,34 @@ struct EngineTests {
             settings: EconomySettings(), clock: clock, store: store, logger: .disabled, metrics: metrics)
         await engine.start()
         return engine
+    }
+
+    @Test(
+        "a job paused for 10 hours gets heartbeats only on a sink whose service ends an activity without updates",
+        arguments: [true, false])
+    func heartbeatsOnlyWhereStaleExpires(expires: Bool) async {
+        let clock = VirtualClock(start: 1_781_517_600)
+        let sink = RecordingSink(expiresStale: expires, clock: clock)
+        let engine = await makeEngine(sink: sink, clock: clock)
+        var job = Trajectory(start: clock.now)
+        job.progress = 0.3
+        await engine.emit(job.update(.paused, state: "Paused", remaining: nil))
+        await engine.runDue()
+        for _ in 0..<600 {
+            clock.advance(by: 60)
+            await engine.runDue()
+        }
+        let accepted = sink.state.withLock { $0.accepted }
+        let beats = accepted.filter { $0.frame.reason == .heartbeat }
+        let stale = accepted.compactMap(\.frame.ttls.stale).first ?? 0
+        if expires {
+            // One before each `stale_ttl` (4 h while paused) runs out: two in ten hours.
+            #expect(stale > 0)
+            #expect(beats.count == Int(36_000 / Double(stale)), "\(beats.map { $0.time - 1_781_517_600 })")
+        } else {
+            #expect(beats.isEmpty, "\(beats.map { $0.time - 1_781_517_600 })")
+        }
+        #expect(accepted.first?.frame.kind == .seed)
     }
 
     @Test("a 10-minute outage: afterwards each activity's latest state arrives in order, one request per slug")

@@ -52,6 +52,15 @@ struct PushWardSinkTests {
         #expect(fake.violations.isEmpty, "\(fake.violations)")
     }
 
+    @Test("PushWard's activities end at 8 h and go stale without updates: the tracker renews and heartbeats them")
+    func displayLimits() throws {
+        let fake = try FakePushWardServer(apiKey: key)
+        defer { fake.shutdown() }
+        let sink = makeSink(fake)
+        #expect(sink.lifecycleLimit == FakePushWardServer.lifecycleLimit)
+        #expect(sink.expiresStale)
+    }
+
     @Test("seed creates and fills the activity; updates merge; the final frame clears with null; end ends")
     func lifecycle() async throws {
         let fake = try FakePushWardServer(apiKey: key)

@@ -75,6 +75,10 @@ public protocol Sink: Sendable {
     /// The age (seconds ongoing) at which the phone ends an activity by itself (iOS: 8 h for a
     /// Live Activity); the tracker renews the activity before it. Nil: never (the default).
     var lifecycleLimit: Double? { get }
+    /// True when the service ends an activity that gets no update for its `stale_ttl` (PushWard):
+    /// the tracker then sends a heartbeat before it. False (the default): a heartbeat would only
+    /// spend a request, and a quota where the service keeps one.
+    var expiresStale: Bool { get }
     /// How many of its activities the display shows at once (iOS: 5 Live Activities per app);
     /// the engine never asks for more, the others wait. Nil: no limit (the default).
     var maxOngoing: Int? { get }
@@ -101,6 +105,7 @@ public protocol Sink: Sendable {
 
 extension Sink {
     public var lifecycleLimit: Double? { nil }
+    public var expiresStale: Bool { false }
     public var maxOngoing: Int? { nil }
     public var keepsOwnQuota: Bool { false }
     public func preemptedSlugs() async -> [String]? { nil }

@@ -170,6 +170,7 @@ public actor ActivityEngine {
                     slug: update.slug, name: update.name, model: binding.sink.displayModel, settings: settings,
                     numberedAfter: floors[name] ?? 0)
             tracker.lifecycleLimit = binding.sink.lifecycleLimit
+            tracker.expiresStale = binding.sink.expiresStale
             let before = tracker.lifecycle
             let frames = tracker.handle(update, at: now, budget: binding.ledger.pressure(at: now))
             // An end for an activity that is not running leaves nothing behind.
@@ -632,6 +633,7 @@ public actor ActivityEngine {
                     continue
                 }
                 tracker.lifecycleLimit = binding.sink.lifecycleLimit
+                tracker.expiresStale = binding.sink.expiresStale
                 if tracker.isFinished {
                     // Ended and delivered (state written before ended activities were forgotten).
                     floors[name] = max(floors[name] ?? 0, tracker.sequence)

@@ -66,6 +66,9 @@ public struct ActivityTracker: Sendable {
     /// The age at which the service's display ends an ongoing activity (iOS: 8 h), nil when it
     /// never does; set by the engine from the sink (`Sink.lifecycleLimit`).
     public var lifecycleLimit: Double?
+    /// The service ends an activity without updates after its `stale_ttl` (`Sink.expiresStale`):
+    /// heartbeats keep it. True for a tracker on its own (the economy's simulations model PushWard).
+    public var expiresStale = true
     /// Kept off the phone while more jobs run than it shows (`Sink.maxOngoing`): what this tracker
     /// decides is dropped, and it starts with the whole card when a slot frees.
     public private(set) var waiting = false
@@ -308,7 +311,8 @@ public struct ActivityTracker: Sendable {
     }
 
     private var heartbeatDue: Double? {
-        policy.heartbeatDue(lastPushAt: lastPushAt, staleTTL: staleTTL, renewal: renewalDue)
+        guard expiresStale else { return nil }
+        return policy.heartbeatDue(lastPushAt: lastPushAt, staleTTL: staleTTL, renewal: renewalDue)
     }
 
     /// When the current Live Activity must be ended and started afresh: `renewalMargin` before

@@ -55,6 +55,7 @@ public struct PushWardSink: Sink {
     public var displayModel: DisplayModel { .interpolating }
     /// iOS ends a Live Activity after 8 hours ongoing (PushWard API reference §11).
     public var lifecycleLimit: Double? { 8 * 3600 }
+    public var expiresStale: Bool { true }
     public var maxOngoing: Int? { configuration.maxOngoing }
 
     public init(
