@@ -163,6 +163,23 @@ struct EconomyPolicyTests {
         #expect(seed.patch["state"] == "Downloading" && seed.patch["template"] == "generic", "the whole content")
     }
 
+    @Test(
+        "a seed with no progress yet waits too: a print started, its first progress and time left a second later, one request"
+    )
+    func seedWithoutProgressWaits() throws {
+        let t0 = Self.base
+        var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: EconomySettings())
+        let started = ActivityUpdate(
+            slug: "job", name: "Job", phase: .active, content: GenericContent(state: "Printing"), observedAt: t0)
+        #expect(tracker.handle(started, at: t0).isEmpty, "the seed waits")
+        #expect(tracker.handle(Self.download(0, at: t0 + 1, estimate: true), at: t0 + 1).isEmpty)
+        var frames: [ActivityFrame] = []
+        while let due = tracker.nextDeadline, due <= t0 + 30 { frames += tracker.tick(at: due) }
+        #expect(frames.count == 1, "\(frames.map(\.reason))")
+        let seed = try #require(frames.first)
+        #expect(seed.kind == .seed && seed.patch["live_progress"] == true && seed.patch["end_date"]?.doubleValue != nil)
+    }
+
     @Test("a seed whose estimate never comes leaves after `startWait`; an asked-for card and an ending job never wait")
     func seedWaitBounds() throws {
         let settings = EconomySettings()

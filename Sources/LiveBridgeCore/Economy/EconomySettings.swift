@@ -136,8 +136,8 @@ public struct EconomySettings: Sendable, Hashable {
     /// because it also bounds how fast a correction can follow: a one-minute download moves
     /// ~2 % a second.
     public var coalesceWindow: Double = 1
-    /// A job's first frame, when it has no estimate worth a glide yet, waits up to this many
-    /// seconds for one (the source's next answer, the pace after a few steps): the card then
+    /// A job's first frame, when it has no estimate worth a glide yet (with or without a progress),
+    /// waits up to this many seconds for one (the source's next answer, the pace after a few steps): the card then
     /// appears once, already gliding, instead of a still seed and a glide seconds later. Anything
     /// worth a push ends the wait early (a bar off by ε, a new card text, a pause, the end).
     public var startWait: Double = 10

@@ -138,9 +138,11 @@ public struct ActivityTracker: Sendable {
             case .idle, .ended:
                 let seed = start(update, stable: stable, phaseKind: phaseKind, at: now)
                 if settings.startWait > 0, !update.immediate, held == nil, anchor?.endDate == nil,
-                    phaseKind == "active", let progress = truth?.progress, progress < 1
+                    phaseKind == "active", (truth?.progress).map({ $0 < 1 }) ?? true
                 {
-                    // No estimate yet: the seed waits for the first glide (see `startWait`).
+                    // No estimate yet: the seed waits for the first glide (see `startWait`), and so
+                    // does one with no progress yet (OctoPrint's `PrintStarted` a second before its
+                    // first progress and time left).
                     held = seed
                     heldUntil = now + settings.startWait
                     return []
