@@ -140,8 +140,10 @@ struct EconomyPolicyTests {
     }
 
     /// A tracker whose job's first observation (`progress`, no estimate) left nothing: its seed waits.
-    static func waitingSeed(_ progress: Double, at t: Double) -> ActivityTracker {
-        var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: EconomySettings())
+    static func waitingSeed(
+        _ progress: Double, at t: Double, settings: EconomySettings = EconomySettings()
+    ) -> ActivityTracker {
+        var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
         #expect(tracker.handle(download(progress, at: t, estimate: false), at: t).isEmpty, "the seed waits")
         return tracker
     }
@@ -203,6 +205,80 @@ struct EconomyPolicyTests {
         var kinds = failed.map(\.kind)
         while let due = failing.nextDeadline { kinds += failing.tick(at: due).map(\.kind) }
         #expect(kinds == [.seed, .final, .end], "start and end stay separate requests, the outcome kept")
+    }
+
+    /// Runs `tracker`'s deadlines up to `until`; fails the test where a deadline's tick does nothing
+    /// and names the same deadline again (a caller would spin on it).
+    static func runDeadlines(_ tracker: inout ActivityTracker, until: Double) -> [ActivityFrame] {
+        var frames: [ActivityFrame] = []
+        while let due = tracker.nextDeadline, due <= until {
+            let out = tracker.tick(at: due)
+            frames += out
+            if out.isEmpty, tracker.nextDeadline == due {
+                Issue.record("the deadline \(due) is due again after its tick did nothing")
+                break
+            }
+        }
+        return frames
+    }
+
+    @Test(
+        "a job that ends while its seed waits ends promptly: its seed, then its end after `endDisplay`",
+        arguments: [0.3, 4.0])
+    func endDuringSeedWait(endDisplay: Double) throws {
+        var settings = EconomySettings()
+        settings.endDisplay = endDisplay
+        let t0 = Self.base
+        var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
+        // A two-second download polled every 0.3 s: its progress moves, no estimate comes, the card
+        // says Complete at 100 %, and the end is sure a poll later.
+        var frames: [ActivityFrame] = []
+        var t = t0
+        for step in 0...7 {
+            t = t0 + Double(step) * 0.3
+            frames += Self.runDeadlines(&tracker, until: t)
+            let update =
+                step < 7
+                ? Self.download(Double(step) / 7, at: t, estimate: false)
+                : ActivityUpdate(
+                    slug: "job", name: "Job", phase: .active, content: GenericContent(state: "Complete"), progress: 1,
+                    observedAt: t)
+            frames += tracker.handle(update, at: t)
+        }
+        let endAt = t + 1.5
+        frames += Self.runDeadlines(&tracker, until: endAt)
+        frames += tracker.handle(
+            ActivityUpdate(
+                slug: "job", name: "Job", phase: .ended(.success), content: GenericContent(state: "Complete"),
+                progress: 1, observedAt: endAt), at: endAt)
+        frames += Self.runDeadlines(&tracker, until: t0 + 120)
+        #expect(frames.first?.kind == .seed && frames.last?.kind == .end, "\(frames.map(\.kind))")
+        let seed = try #require(frames.first)
+        #expect(seed.time <= endAt + settings.coalesceWindow + 1e-9, "the seed leaves with the end: \(seed.time - t0)")
+        let end = try #require(frames.last)
+        #expect(
+            end.time <= endAt + settings.coalesceWindow + endDisplay + 1e-9,
+            "the end follows `endDisplay` after: \(end.time - t0)")
+    }
+
+    @Test("an end that comes while the seed waits: no deadline is due without something to do")
+    func endWhileSeedHeldHasNoIdleDeadline() throws {
+        var settings = EconomySettings()
+        settings.endDisplay = 0.3
+        let t0 = Self.base
+        var tracker = Self.waitingSeed(0, at: t0, settings: settings)
+        let complete = ActivityUpdate(
+            slug: "job", name: "Job", phase: .active, content: GenericContent(state: "Complete"), progress: 1,
+            observedAt: t0 + 1)
+        #expect(tracker.handle(complete, at: t0 + 1).isEmpty, "merged into the waiting seed")
+        let endAt = t0 + 1.5
+        var frames = tracker.handle(
+            ActivityUpdate(
+                slug: "job", name: "Job", phase: .ended(.success), content: GenericContent(state: "Complete"),
+                progress: 1, observedAt: endAt), at: endAt)
+        frames += Self.runDeadlines(&tracker, until: t0 + 60)
+        #expect(frames.map(\.kind) == [.seed, .end], "\(frames.map(\.kind))")
+        #expect(frames.last?.content["state"] == "Complete")
     }
 
     @Test("a restart while the seed waits starts the activity afresh: a seed, never a patch of nothing")

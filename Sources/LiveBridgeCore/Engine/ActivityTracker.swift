@@ -131,7 +131,11 @@ public struct ActivityTracker: Sendable {
             case .idle, .ended, .ending:
                 return []
             case .running:
-                return end(update, outcome: outcome, stable: stable, at: now).flatMap { coalesce($0, at: now) }
+                let frames = end(update, outcome: outcome, stable: stable, at: now)
+                // A seed still waiting for its estimate has nothing left to wait for: it leaves one
+                // window from now (its end right behind), not when its wait would have run out.
+                if held != nil { heldUntil = min(heldUntil ?? .infinity, now + settings.coalesceWindow) }
+                return frames.flatMap { coalesce($0, at: now) }
             }
         case .active, .paused:
             switch lifecycle {
@@ -166,7 +170,10 @@ public struct ActivityTracker: Sendable {
         var deadline: Double?
         switch lifecycle {
         case .ending:
-            deadline = endDue.map { max($0, (lastReleaseAt ?? -.infinity) + settings.coalesceWindow) }
+            // A held frame leaves before the end (at `heldUntil`, below).
+            if held == nil {
+                deadline = endDue.map { max($0, (lastReleaseAt ?? -.infinity) + settings.coalesceWindow) }
+            }
         case .running:
             deadline = heartbeatDue
             if let anchorDeadline { deadline = min(deadline ?? .infinity, anchorDeadline) }
