@@ -165,6 +165,36 @@ struct EconomyPolicyTests {
         #expect(seed.patch["state"] == "Downloading" && seed.patch["template"] == "generic", "the whole content")
     }
 
+    @Test("a seed whose source states no time left waits for the pace: a print's file position, one gliding request")
+    func seedWaitsForPace() throws {
+        let t0 = Self.base
+        var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: EconomySettings())
+        var frames: [ActivityFrame] = []
+        // Two hours at a steady pace, reported every 2 s, with no estimate.
+        for t in stride(from: 0.0, through: 60, by: 2) {
+            frames += tracker.handle(Self.download(t / 7200, at: t0 + t, estimate: false), at: t0 + t)
+            while let due = tracker.nextDeadline, due <= t0 + t { frames += tracker.tick(at: due) }
+        }
+        #expect(frames.count == 1, "\(frames.map(\.reason))")
+        let seed = try #require(frames.first)
+        #expect(seed.kind == .seed && seed.patch["live_progress"] == true)
+        let endDate = try #require(seed.patch["end_date"]?.doubleValue)
+        #expect(abs(endDate - (t0 + 7200)) < 600, "the pace's finish: \(endDate - t0)")
+
+        // A new card text while it waits ends the wait: it leaves one window later.
+        var texts = ActivityTracker(slug: "job", model: .interpolating, settings: EconomySettings())
+        var sent: [ActivityFrame] = []
+        for t in stride(from: 0.0, through: 20, by: 2) {
+            var update = Self.download(t / 7200, at: t0 + t, estimate: false)
+            if t >= 16 { update.content.state = .value("Printing") }
+            sent += texts.handle(update, at: t0 + t)
+            sent += Self.runDeadlines(&texts, until: t0 + t)
+        }
+        sent += Self.runDeadlines(&texts, until: t0 + 20)
+        #expect(sent.map(\.kind) == [.seed] && sent.first?.patch["state"] == "Printing", "\(sent.map(\.reason))")
+        #expect((sent.first?.time ?? .infinity) <= t0 + 16 + EconomySettings().coalesceWindow + 1e-9)
+    }
+
     @Test(
         "a seed with no progress yet waits too: a print started, its first progress and time left a second later, one request"
     )
@@ -174,6 +204,8 @@ struct EconomyPolicyTests {
         let started = ActivityUpdate(
             slug: "job", name: "Job", phase: .active, content: GenericContent(state: "Printing"), observedAt: t0)
         #expect(tracker.handle(started, at: t0).isEmpty, "the seed waits")
+        // No progress, so no pace to wait for: `startWait` at most.
+        #expect(tracker.nextDeadline == t0 + EconomySettings().startWait)
         #expect(tracker.handle(Self.download(0, at: t0 + 1, estimate: true), at: t0 + 1).isEmpty)
         var frames: [ActivityFrame] = []
         while let due = tracker.nextDeadline, due <= t0 + 30 { frames += tracker.tick(at: due) }
@@ -188,6 +220,7 @@ struct EconomyPolicyTests {
         let t0 = Self.base
         var silent = Self.waitingSeed(0.1, at: t0)
         #expect(silent.handle(Self.download(0.1, at: t0 + 5, estimate: false), at: t0 + 5).isEmpty)
+        // A progress that stands still gives no pace to wait for.
         #expect(silent.tick(at: t0 + settings.startWait - 0.5).isEmpty)
         let late = silent.tick(at: t0 + settings.startWait)
         #expect(late.count == 1 && late.first?.kind == .seed && late.first?.patch["live_progress"] == nil)

@@ -137,9 +137,11 @@ public struct EconomySettings: Sendable, Hashable {
     /// ~2 % a second.
     public var coalesceWindow: Double = 1
     /// A job's first frame, when it has no estimate worth a glide yet (with or without a progress),
-    /// waits up to this many seconds for one (the source's next answer, the pace after a few steps): the card then
-    /// appears once, already gliding, instead of a still seed and a glide seconds later. Anything
-    /// worth a push ends the wait early (a bar off by ε, a new card text, a pause, the end).
+    /// waits up to this many seconds for one from the source's next answer — `paceWindowMinimum`
+    /// longer when its progress keeps moving meanwhile, for the pace to give one where the source states
+    /// none. The card then appears once, already gliding, instead of a still seed and a glide
+    /// seconds later. Anything worth a push ends the wait early (a bar off by ε, a new card text, a
+    /// pause, the end).
     public var startWait: Double = 10
     /// The pace is measured over the points where the progress moved within the last
     /// max(this, `paceWindowFraction` × the job's age) seconds: long enough to average a

@@ -185,13 +185,32 @@ public struct ActivityTracker: Sendable {
         return deadline
     }
 
+    /// Until when a seed still waiting for its estimate after `startWait` waits on: a progress that
+    /// keeps moving gives one from its pace once the pace spans `paceWindowMinimum` (a Moonraker
+    /// print's file position, which states no time left), so the card still appears once, gliding.
+    /// A progress that stands still, or moved once (a value set by hand), gives none, and its card
+    /// appears after `startWait`; so does a seed something worth a push was folded into (a card
+    /// text, a pause, a bar off by ε: its `reason` is no longer `.start`).
+    private func seedWaitsForPace(_ frame: ActivityFrame, at now: Double) -> Double? {
+        guard lifecycle == .running, frame.kind == .seed, frame.reason == .start,
+            frame.patch["end_date"]?.doubleValue == nil, let startedAt,
+            (truth?.progress).map({ $0 < 1 }) == true, memory.pace.corners.count >= 3
+        else { return nil }
+        let until = startedAt + settings.startWait + settings.paceWindowMinimum
+        return now < until ? until : nil
+    }
+
     /// Performs what is due at `now`: the `ended` half of a two-phase end, a re-anchor before
     /// `end_date` passes while the job still runs, or a heartbeat before `stale_ttl` expires.
     public mutating func tick(at now: Double, budget: BudgetPressure = .none) -> [ActivityFrame] {
         spendingFrozen = budget.exhausted
         var released: [ActivityFrame] = []
         if let heldUntil, now >= heldUntil, let frame = held {
-            released.append(release(frame, at: now))
+            if let until = seedWaitsForPace(frame, at: now) {
+                self.heldUntil = until
+            } else {
+                released.append(release(frame, at: now))
+            }
         }
         switch lifecycle {
         case .ending:
