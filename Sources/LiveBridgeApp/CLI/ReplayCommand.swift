@@ -84,7 +84,11 @@ package enum ReplayCommand {
             output.err("livebridge replay: \(path): \(error)")
             return ExitStatus.invalidContent
         }
-        let result = EconomySimulation(model: model, settings: settings).run(updates)
+        var simulation = EconomySimulation(model: model, settings: settings)
+        // The static display is the state-object service's, which never ends a card for want of
+        // updates: no heartbeats there.
+        simulation.expiresStale = model == .interpolating
+        let result = simulation.run(updates)
         let sinkName = parsed.value("sink") ?? "pushward"
         if !parsed.flag("quiet") {
             for push in result.pushes {

@@ -29,6 +29,9 @@ public struct EconomySimulation: Sendable {
     /// The display's lifecycle limit (`Sink.lifecycleLimit`); nil (the default) measures a job's
     /// pushes without renewals.
     public var lifecycleLimit: Double?
+    /// Whether the display ends a card that gets no update for its `stale_ttl` (`Sink.expiresStale`:
+    /// PushWard's, the default); false measures a display that keeps it, with no heartbeats.
+    public var expiresStale = true
 
     public init(model: DisplayModel, settings: EconomySettings) {
         self.model = model
@@ -98,6 +101,7 @@ public struct EconomySimulation: Sendable {
                 trackers[update.slug]
                 ?? ActivityTracker(slug: update.slug, name: update.name, model: model, settings: settings)
             tracker.lifecycleLimit = lifecycleLimit
+            tracker.expiresStale = expiresStale
             let frames = tracker.handle(update, at: time, budget: pressure(at: time))
             trackers[update.slug] = tracker
             record(frames, slug: update.slug, time: time, tracker: tracker)
