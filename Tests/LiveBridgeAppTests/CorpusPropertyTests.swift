@@ -60,6 +60,13 @@ struct CorpusPropertyTests {
         }
     }
 
+    @Test("no deadline a tracker names without something to do at it, on every family")
+    func noIdleDeadlines() {
+        for job in Self.jobs {
+            #expect(job.simulation.idleDeadlines == 0, "\(job.family) \(job.seed)")
+        }
+    }
+
     @Test("no two requests of one activity within the coalescing window, on every family")
     func coalescing() {
         let settings = EconomySettings()

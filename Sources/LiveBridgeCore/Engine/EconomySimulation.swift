@@ -44,6 +44,9 @@ public struct EconomySimulation: Sendable {
         public var activities: [ActivityResult]
         /// Every tracker's anchors over time, for plots and the preview cross-check.
         public var anchors: [String: [DisplayAnchor]]
+        /// Deadlines a tracker named whose tick did nothing and that it then named again: a
+        /// caller would spin on them (the engine's loop re-runs a due deadline at once). Always 0.
+        public var idleDeadlines = 0
 
         public var totalPushes: Int { pushes.count }
         public var maxError: Double { activities.map(\.maxError).max() ?? 0 }
@@ -64,6 +67,7 @@ public struct EconomySimulation: Sendable {
         var anchors: [String: [DisplayAnchor]] = [:]
         var truthSamples: [String: [(time: Double, progress: Double)]] = [:]
         var phases: [String: [(time: Double, running: Bool)]] = [:]
+        var idleDeadlines = 0
         let sorted = updates.enumerated().sorted {
             ($0.element.observedAt ?? 0, $0.offset) < ($1.element.observedAt ?? 0, $1.offset)
         }.map(\.element)
@@ -88,7 +92,10 @@ public struct EconomySimulation: Sendable {
                     .min { ($0.1, $0.0) < ($1.1, $1.0) }
                 guard let (slug, deadline) = due, var tracker = trackers[slug] else { return }
                 let frames = tracker.tick(at: deadline, budget: pressure(at: deadline))
-                if frames.isEmpty && tracker.nextDeadline == deadline { return }
+                if frames.isEmpty && tracker.nextDeadline == deadline {
+                    idleDeadlines += 1
+                    return
+                }
                 trackers[slug] = tracker
                 record(frames, slug: slug, time: deadline, tracker: tracker)
             }
@@ -129,7 +136,9 @@ public struct EconomySimulation: Sendable {
                     slug: slug, pushes: slugPushes.count, maxError: measured.max, meanError: measured.mean,
                     samples: measured.count, window: measured.window))
         }
-        return Result(pushes: pushes, activities: results, anchors: anchors)
+        var result = Result(pushes: pushes, activities: results, anchors: anchors)
+        result.idleDeadlines = idleDeadlines
+        return result
     }
 
     /// Error of the displayed bar against the truth (linear between samples) on the grid, over
