@@ -169,8 +169,7 @@ public actor ActivityEngine {
                 ?? ActivityTracker(
                     slug: update.slug, name: update.name, model: binding.sink.displayModel, settings: settings,
                     numberedAfter: floors[name] ?? 0)
-            tracker.lifecycleLimit = binding.sink.lifecycleLimit
-            tracker.expiresStale = binding.sink.expiresStale
+            tracker.follow(binding.sink)
             let before = tracker.lifecycle
             let frames = tracker.handle(update, at: now, budget: binding.ledger.pressure(at: now))
             // An end for an activity that is not running leaves nothing behind.
@@ -632,8 +631,7 @@ public actor ActivityEngine {
                     logger.warning("stored tracker unreadable; it will be recreated", ["slug": slug])
                     continue
                 }
-                tracker.lifecycleLimit = binding.sink.lifecycleLimit
-                tracker.expiresStale = binding.sink.expiresStale
+                tracker.follow(binding.sink)
                 if tracker.isFinished {
                     // Ended and delivered (state written before ended activities were forgotten).
                     floors[name] = max(floors[name] ?? 0, tracker.sequence)

@@ -89,6 +89,13 @@ public struct ActivityTracker: Sendable {
         self.settings = settings
     }
 
+    /// Takes the limits of the display `sink` drives: when it ends an ongoing activity by itself,
+    /// and whether it ends one that gets no update for its `stale_ttl`.
+    public mutating func follow(_ sink: any Sink) {
+        lifecycleLimit = sink.lifecycleLimit
+        expiresStale = sink.expiresStale
+    }
+
     // MARK: - Handling observations
 
     /// Takes one observation; returns the frames to deliver now (often none).

@@ -136,9 +136,7 @@ public struct EconomySimulation: Sendable {
                     slug: slug, pushes: slugPushes.count, maxError: measured.max, meanError: measured.mean,
                     samples: measured.count, window: measured.window))
         }
-        var result = Result(pushes: pushes, activities: results, anchors: anchors)
-        result.idleDeadlines = idleDeadlines
-        return result
+        return Result(pushes: pushes, activities: results, anchors: anchors, idleDeadlines: idleDeadlines)
     }
 
     /// Error of the displayed bar against the truth (linear between samples) on the grid, over
