@@ -134,6 +134,7 @@ extension BenchCommand {
             "stallMinimum": \.stallMinimum, "stallGapFactor": \.stallGapFactor,
             "etaReversalWindow": \.etaReversalWindow, "etaReversalFactor": \.etaReversalFactor,
             "paceMinimumSpan": \.paceMinimumSpan, "paceShareUnscored": \.paceShareUnscored,
+            "calibrationConfidence": \.calibrationConfidence, "steadyFinishAgeShare": \.steadyFinishAgeShare,
             "scoreHorizonGaps": \.scoreHorizonGaps, "paceChangeFactor": \.paceChangeFactor,
             "paceChangeConfidence": \.paceChangeConfidence,
             "paceChangeSpan": \.paceChangeSpan, "etaQuietTail": \.etaQuietTail,

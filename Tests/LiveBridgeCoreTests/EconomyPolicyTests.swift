@@ -568,10 +568,14 @@ struct LongJobCountdownTests {
                 .map { $0.time - Self.base }
         }
         // The bar is held within ε either way; what the rule saves is the push for a countdown a
-        // few minutes off an hour before the end.
-        var strict = EconomySettings()
+        // few minutes off an hour before the end. Corrected for its bias (`calibrationConfidence`)
+        // the estimate here is close enough late in the print that even the strict rule finds
+        // nothing to correct for 2 of the 3 prints; the rule is shown on the source's own estimate.
+        var settings = EconomySettings()
+        settings.calibrationConfidence = .infinity
+        var strict = settings
         strict.etaJobFraction = 0
-        #expect(late(EconomySettings()).isEmpty, "\(late(EconomySettings()))")
+        #expect(late(settings).isEmpty, "\(late(settings))")
         #expect(!late(strict).isEmpty)
     }
 }

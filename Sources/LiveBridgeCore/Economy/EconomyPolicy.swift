@@ -170,7 +170,9 @@ public struct EconomyPolicy: Sendable {
         memory.pausedAt = nil
         if truth.finish != nil { memory.sourceFinishAt = truth.time }
         if let finish = truth.finish, !truth.fixedFinish {
-            memory.finishes.add(finish: finish, at: truth.time, window: steadyFinishSpan(truth))
+            memory.finishes.add(
+                finish: finish, at: truth.time, window: steadyFinishSpan(truth), ageShare: settings.steadyFinishAgeShare
+            )
         } else {
             memory.finishes.reset()
         }
@@ -196,7 +198,8 @@ public struct EconomyPolicy: Sendable {
         memory.score.record(
             time: truth.progressTime, progress: progress, sourceRate: sourceRate,
             paceRate: memory.pace.rate(at: truth.progressTime, minimumSpan: settings.paceMinimumSpan),
-            horizon: max(settings.paceMinimumSpan, settings.scoreHorizonGaps * (memory.pace.gap ?? 0)))
+            horizon: max(settings.paceMinimumSpan, settings.scoreHorizonGaps * (memory.pace.gap ?? 0)),
+            confidence: settings.calibrationConfidence)
     }
 
     /// The window a pace over uneven advances needs: measured over n gaps whose lengths vary by a
@@ -367,7 +370,10 @@ public struct EconomyPolicy: Sendable {
         if stalled(memory, at: truth.time) { return nil }
         let progress = self.progress(truth, memory: memory, at: now) ?? truth.progress ?? 0
         guard progress < 1 else { return nil }
-        let source = truth.finish.flatMap { now - truth.time <= settings.truthMaximumAge ? $0 : nil }
+        let stated = truth.finish.flatMap { now - truth.time <= settings.truthMaximumAge ? $0 : nil }
+        // A source whose estimate ran long or short by the same factor all along (a slicer's) is
+        // corrected by it (`ForecastScore.calibration`, 1 for any other source).
+        let source = stated.map { truth.progressTime + ($0 - truth.progressTime) / calibration(memory) }
         var paceFinish: Double?
         if let rate = memory.pace.rate(at: truth.time, minimumSpan: settings.paceMinimumSpan), rate > 0 {
             paceFinish = now + (1 - progress) / rate
@@ -381,7 +387,7 @@ public struct EconomyPolicy: Sendable {
             if steadyFinish(truth, memory: memory) {
                 // The source's countdown holds still: it knows the end, however fast the current
                 // stretch runs (a washer's spin); the pace only leans the bar.
-                result = source
+                result = stated ?? source
             } else if stretch < 1 {
                 // A new stretch (a second download joining the session): the pace measured before
                 // it is in the old stretch's units, the source's estimate already counts what
@@ -431,13 +437,18 @@ public struct EconomyPolicy: Sendable {
         memory.finishes.steady(span: steadyFinishSpan(truth), tolerance: truth.finishResolution)
     }
 
+    /// The factor the source's rate is corrected by (`ForecastScore.calibration`).
+    public func calibration(_ memory: Memory) -> Double {
+        memory.score.calibration(confidence: settings.calibrationConfidence)
+    }
+
     /// How much the measured pace is believed against the source's estimate: by their track
     /// records (`ForecastScore`; `paceShareUnscored` before both were scored), less while the pace rests on few
     /// steps of a coarse source (one whole percent in two says little about the pace).
     func paceWeight(_ memory: Memory, resolution: Double) -> Double {
         let advanced = (memory.pace.corners.last?.progress ?? 0) - (memory.pace.corners.first?.progress ?? 0)
         guard advanced > 0 else { return 0 }
-        let share = memory.score.paceShare ?? settings.paceShareUnscored
+        let share = memory.score.paceShare(calibration: calibration(memory)) ?? settings.paceShareUnscored
         let precision = max(0, 1 - 2 * resolution / advanced)
         return min(settings.paceWeightMaximum, share) * precision
     }

@@ -190,6 +190,11 @@ public struct EconomySettings: Sendable, Hashable {
     /// job's usual gaps between advances later (at least `paceMinimumSpan`): soon enough to learn
     /// within a minute-long download, long enough that a stepwise source's steps average out.
     public var scoreHorizonGaps: Double = 4
+    /// A source's estimate is corrected by its bias (a slicer's running 20 % long all print long)
+    /// when the mean of actual ÷ stated rate over the job's scored forecasts lies further from 1
+    /// than this many standard errors: a few sections printing slow by chance are no bias, and
+    /// the test is taken again at every forecast, so it asks for more than a one-off test would.
+    public var calibrationConfidence: Double = 4
     /// The pace's share of the finish before the source's estimate and the pace have both been
     /// scored against what followed: no track record either way.
     public var paceShareUnscored: Double = 0
@@ -259,6 +264,11 @@ public struct EconomySettings: Sendable, Hashable {
     /// sampled exactly at its steps (a sensor's `last_changed`) hides up to a step, so an estimate
     /// running more than 20 % long or short is still not steady.
     public var steadyFinishSteps: Double = 5
+    /// …and over this share of the time the source has stated a finish, if that is longer: an
+    /// appliance's countdown holds still all program long, while a slicer's estimate 10 % long,
+    /// which drifts less than its minute in five minutes, drifts a minute in ten and more with
+    /// every ten after (it is then corrected by its bias, see `calibrationConfidence`).
+    public var steadyFinishAgeShare: Double = 0.5
 
     public init() {}
 

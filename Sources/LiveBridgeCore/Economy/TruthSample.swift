@@ -227,19 +227,27 @@ public struct FinishTrack: Sendable, Hashable {
     }
 
     private(set) var points: [Point] = []
+    /// When the source first stated a finish since the track was last reset.
+    private var since: Double?
 
     public init() {}
 
-    /// Adds the finish `finish` stated at `time`; keeps the points of the last `window` seconds
-    /// (and the one before them, so the track spans the window).
-    mutating func add(finish: Double, at time: Double, window: Double) {
-        if let last = points.last, time < last.time { points.removeAll() }
+    /// Adds the finish `finish` stated at `time`; keeps the points of the last `window` seconds,
+    /// or of `ageShare` of the time since the source first stated one if that is longer (and the
+    /// one before them, so the track spans the window).
+    mutating func add(finish: Double, at time: Double, window: Double, ageShare: Double) {
+        if let last = points.last, time < last.time { reset() }
+        since = since ?? time
         points.append(Point(time: time, finish: finish))
-        while points.count > 2, points[1].time <= time - window { points.removeFirst() }
+        let kept = max(window, ageShare * (time - (since ?? time)))
+        while points.count > 2, points[1].time <= time - kept { points.removeFirst() }
     }
 
     /// Forgets everything (a pause, a source without an estimate).
-    mutating func reset() { points.removeAll() }
+    mutating func reset() {
+        points.removeAll()
+        since = nil
+    }
 
     /// True when the points span at least `span` seconds and their finishes lie within `tolerance`.
     func steady(span: Double, tolerance: Double) -> Bool {
@@ -258,42 +266,94 @@ public struct FinishTrack: Sendable, Hashable {
 /// that followed: each forecast (a rate) is scored one horizon later against what happened, and
 /// the finish blends the two by their track records (inverse-error weights). A source whose
 /// estimate is exact (SABnzbd's from the current speed) keeps its weight; one that runs long or
-/// short all along (a slicer's estimate) hands it to the pace.
+/// short all along (a slicer's estimate) hands it to the pace — or, when its error is a steady
+/// bias, is believed once corrected by that bias (`calibration`).
 public struct ForecastScore: Sendable, Hashable {
     struct Forecast: Sendable, Hashable {
         var time: Double
         var progress: Double
         var source: Double?
         var pace: Double?
+        /// The source's rate corrected by the bias known when the forecast was made.
+        var calibrated: Double?
     }
 
     private(set) var pending: [Forecast] = []
     /// Smoothed squared relative error of each forecaster, nil until one was scored.
     private(set) var sourceError: Double?
     private(set) var paceError: Double?
+    private(set) var calibratedError: Double?
+    /// Actual rate ÷ the source's over the job's scored forecasts that do not overlap (each made
+    /// after the previous one was scored): their sum, sum of squares and count.
+    private var biasSum = 0.0
+    private var biasSquares = 0.0
+    private var biasCount = 0
+    private var biasScoredUntil = -Double.infinity
 
     public init() {}
 
     /// Scores the forecasts at least `horizon` old against the progress `progress` true at `time`,
-    /// then records this moment's forecasts (rates in progress per second).
-    mutating func record(time: Double, progress: Double, sourceRate: Double?, paceRate: Double?, horizon: Double) {
+    /// then records this moment's forecasts (rates in progress per second); a forecast corrected
+    /// by the source's bias is made when that bias is beyond chance by `confidence` (see `bias`).
+    mutating func record(
+        time: Double, progress: Double, sourceRate: Double?, paceRate: Double?, horizon: Double, confidence: Double
+    ) {
         while let first = pending.first, time - first.time >= horizon {
             pending.removeFirst()
             let actual = (progress - first.progress) / (time - first.time)
             guard actual > 0 else { continue }
-            if let rate = first.source, rate > 0 { sourceError = Self.smooth(sourceError, Self.error(rate, actual)) }
+            if let rate = first.source, rate > 0 {
+                sourceError = Self.smooth(sourceError, Self.error(rate, actual))
+                if first.time >= biasScoredUntil {
+                    biasSum += actual / rate
+                    biasSquares += (actual / rate) * (actual / rate)
+                    biasCount += 1
+                    biasScoredUntil = time
+                }
+            }
             if let rate = first.pace, rate > 0 { paceError = Self.smooth(paceError, Self.error(rate, actual)) }
+            if let rate = first.calibrated, rate > 0 {
+                calibratedError = Self.smooth(calibratedError, Self.error(rate, actual))
+            }
         }
         guard sourceRate != nil || paceRate != nil else { return }
         if let last = pending.last, time - last.time < horizon / 8 { return }
-        pending.append(Forecast(time: time, progress: progress, source: sourceRate, pace: paceRate))
+        pending.append(
+            Forecast(
+                time: time, progress: progress, source: sourceRate, pace: paceRate,
+                calibrated: sourceRate.flatMap { rate in bias(confidence: confidence).map { rate * $0 } }))
     }
 
-    /// The pace's share of the blend, nil before both forecasters were scored.
-    var paceShare: Double? {
+    /// The source's bias over the job so far (the mean of actual rate ÷ the source's over its
+    /// scored forecasts that do not overlap), nil until two were scored and while the mean lies
+    /// within `confidence` times its standard error of 1: a steady bias, not the chance of a few
+    /// stretches (a print's sections run ±15 % around the slicer's model).
+    public func bias(confidence: Double) -> Double? {
+        guard biasCount >= 2 else { return nil }
+        let n = Double(biasCount)
+        let mean = biasSum / n
+        let variance = max(0, (biasSquares - n * mean * mean) / (n - 1))
+        return abs(mean - 1) > confidence * (variance / n).squareRoot() ? mean : nil
+    }
+
+    /// The factor the source's rate is corrected by: its bias (`bias`), once the forecasts
+    /// corrected by it have a better track record than the source's own (a slicer's estimate
+    /// 20 % long all print long); 1 for a source whose error is no steady bias (one that follows
+    /// the current speed).
+    public func calibration(confidence: Double) -> Double {
+        guard let bias = bias(confidence: confidence), let calibratedError, let sourceError,
+            calibratedError < sourceError
+        else { return 1 }
+        return bias
+    }
+
+    /// The pace's share of the blend against the source corrected by `calibration`, nil before
+    /// both forecasters were scored.
+    func paceShare(calibration: Double) -> Double? {
         guard let sourceError, let paceError else { return nil }
-        let total = sourceError + paceError
-        return total > 0 ? sourceError / total : 0.5
+        let source = calibration == 1 ? sourceError : calibratedError ?? sourceError
+        let total = source + paceError
+        return total > 0 ? source / total : 0.5
     }
 
     static func error(_ predicted: Double, _ actual: Double) -> Double {
