@@ -10,8 +10,9 @@ struct SourceCalibrationTests {
     /// A print the slicer puts at `minutes`, in 40 sections of 0.5–1.5 × the mean, each really
     /// taking (1 + `bias`) × its slicer time ±15 %: whole percent of the slicer's time done and
     /// the slicer's whole minutes left with every report, `interval` seconds apart (a printer's
-    /// own reports). Returns the samples and the print's end.
-    static func print(seed: UInt64, minutes: Double, bias: Double, interval: Double = 10)
+    /// own reports); from the 21st section on, `lateBias` more (a top half with supports the
+    /// slicer underrates). Returns the samples and the print's end.
+    static func print(seed: UInt64, minutes: Double, bias: Double, lateBias: Double = 0, interval: Double = 10)
         -> (samples: [TruthSample], end: Double)
     {
         var random = SeededRandom(seed: seed)
@@ -19,7 +20,9 @@ struct SourceCalibrationTests {
         var weights = (0..<40).map { _ in random.uniform(0.5...1.5) }
         let sum = weights.reduce(0, +)
         weights = weights.map { $0 / sum * slicer }
-        let actual = weights.map { $0 * (1 + bias) * random.uniform(0.85...1.15) }
+        let actual = weights.indices.map { index in
+            weights[index] * (1 + bias + (index >= 20 ? lateBias : 0)) * random.uniform(0.85...1.15)
+        }
         let end = actual.reduce(0, +)
         func done(_ elapsed: Double) -> Double {
             var done = 0.0
@@ -122,15 +125,12 @@ struct SourceCalibrationTests {
         #expect(mean <= 0.03, "\(believed)")
     }
 
-    @Test("correcting a biased slicer estimate saves corrections of the bar and countdown")
-    func biasCorrectionSavesPushes() {
+    /// The bar's and countdown's corrections of each print, with the bias corrected and without.
+    static func corrections(_ prints: [(samples: [TruthSample], end: Double)]) -> (with: Int, without: Int) {
         var uncorrected = EconomySettings()
         uncorrected.calibrationConfidence = .infinity
         var pushes = (with: 0, without: 0)
-        for seed in UInt64(0)..<12 {
-            var random = SeededRandom(seed: 900 + seed)
-            let bias = random.uniform(0.15...0.3) * (seed % 2 == 0 ? 1 : -1)
-            let (samples, end) = Self.print(seed: 200 + seed, minutes: random.uniform(180...480), bias: bias)
+        for (index, (samples, end)) in prints.enumerated() {
             let updates =
                 samples.map { sample in
                     ActivityUpdate(
@@ -145,12 +145,36 @@ struct SourceCalibrationTests {
                 ]
             func corrections(_ settings: EconomySettings) -> Int {
                 let result = EconomySimulation(model: .interpolating, settings: settings).run(updates)
-                #expect(result.maxError <= settings.maxDisplayError + 0.002, "seed \(seed): \(result.maxError)")
+                #expect(result.maxError <= settings.maxDisplayError + 0.002, "print \(index): \(result.maxError)")
                 return result.pushes.filter { [.displayError, .etaMoved, .deadline].contains($0.frame.reason) }.count
             }
             pushes.with += corrections(EconomySettings())
             pushes.without += corrections(uncorrected)
         }
-        #expect(pushes.with < pushes.without, "\(pushes)")
+        return pushes
+    }
+
+    @Test("correcting a biased slicer estimate saves corrections of the bar and countdown")
+    func biasCorrectionSavesPushes() {
+        let prints = (UInt64(0)..<12).map { seed in
+            var random = SeededRandom(seed: 900 + seed)
+            let bias = random.uniform(0.15...0.3) * (seed % 2 == 0 ? 1 : -1)
+            return Self.print(seed: 200 + seed, minutes: random.uniform(180...480), bias: bias)
+        }
+        // 26 against 41 on these twelve prints: at least a quarter fewer.
+        let pushes = Self.corrections(prints)
+        #expect(Double(pushes.with) <= 0.75 * Double(pushes.without), "\(pushes)")
+    }
+
+    @Test(
+        "a bias that appears half-way (a top half the slicer underrates) costs no more corrections for the correction")
+    func lateBias() {
+        let prints = (UInt64(0)..<12).map { seed in
+            var random = SeededRandom(seed: 1100 + seed)
+            let late = random.uniform(0.15...0.3) * (seed % 2 == 0 ? 1 : -1)
+            return Self.print(seed: 300 + seed, minutes: random.uniform(180...480), bias: 0, lateBias: late)
+        }
+        let pushes = Self.corrections(prints)
+        #expect(pushes.with <= pushes.without, "\(pushes)")
     }
 }
