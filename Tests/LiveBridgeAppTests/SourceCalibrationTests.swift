@@ -1,4 +1,5 @@
 import LiveBridgeCore
+import LiveBridgeKit
 import Testing
 
 /// A slicer's estimate that runs long or short by the same factor all print long is corrected by
@@ -7,35 +8,21 @@ import Testing
 struct SourceCalibrationTests {
     static let base = 1_781_517_600.0
 
-    /// A print the slicer puts at `minutes`, in 40 sections of 0.5–1.5 × the mean, each really
-    /// taking (1 + `bias`) × its slicer time ±15 %: whole percent of the slicer's time done and
-    /// the slicer's whole minutes left with every report, `interval` seconds apart (a printer's
-    /// own reports); from the 21st section on, `lateBias` more (a top half with supports the
-    /// slicer underrates). Returns the samples and the print's end.
+    /// A print the slicer puts at `minutes` (`SlicedPrint`: 40 sections, each really taking
+    /// (1 + `bias`) × its slicer time ±15 %), from the 21st section on (1 + `lateBias`) × that (a
+    /// top half with supports the slicer underrates): whole percent of the slicer's time done and
+    /// the slicer's whole minutes left with every report, `interval` seconds apart (a printer's own
+    /// reports). Returns the samples and the print's end.
     static func print(seed: UInt64, minutes: Double, bias: Double, lateBias: Double = 0, interval: Double = 10)
         -> (samples: [TruthSample], end: Double)
     {
         var random = SeededRandom(seed: seed)
         let slicer = minutes * 60
-        var weights = (0..<40).map { _ in random.uniform(0.5...1.5) }
-        let sum = weights.reduce(0, +)
-        weights = weights.map { $0 / sum * slicer }
-        let actual = weights.indices.map { index in
-            weights[index] * (1 + bias + (index >= 20 ? lateBias : 0)) * random.uniform(0.85...1.15)
-        }
+        var (weights, actual) = SlicedPrint.sections(&random, seconds: slicer, bias: bias)
+        for index in actual.indices.dropFirst(20) { actual[index] *= 1 + lateBias }
         let end = actual.reduce(0, +)
         func done(_ elapsed: Double) -> Double {
-            var done = 0.0
-            var left = elapsed
-            for index in weights.indices {
-                guard left < actual[index] else {
-                    done += weights[index]
-                    left -= actual[index]
-                    continue
-                }
-                return done + weights[index] * left / actual[index]
-            }
-            return done
+            SlicedPrint.slicerTime(done: elapsed, weights: weights, actual: actual)
         }
         var samples: [TruthSample] = []
         for t in stride(from: 0.0, to: end, by: interval) {
