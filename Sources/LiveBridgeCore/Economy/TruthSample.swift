@@ -237,9 +237,10 @@ public struct FinishTrack: Sendable, Hashable {
     /// one before them, so the track spans the window).
     mutating func add(finish: Double, at time: Double, window: Double, ageShare: Double) {
         if let last = points.last, time < last.time { reset() }
-        since = since ?? time
+        let first = since ?? time
+        since = first
         points.append(Point(time: time, finish: finish))
-        let kept = max(window, ageShare * (time - (since ?? time)))
+        let kept = max(window, ageShare * (time - first))
         while points.count > 2, points[1].time <= time - kept { points.removeFirst() }
     }
 
