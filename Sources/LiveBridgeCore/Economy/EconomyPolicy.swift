@@ -606,7 +606,11 @@ public struct EconomyPolicy: Sendable {
         let stretch = now - (memory.cardChangedAt ?? -.infinity)
         guard settings.driftAnchorShare > 0, endDate > now, let observed = truth.progress,
             stretch >= max(settings.paceWindowMinimum, settings.leanStretchGaps * (memory.pace.gap ?? 0)),
-            let rate = pace(memory, at: truth.time), rate > 0
+            !stalled(memory, at: truth.time), let last = memory.pace.corners.last,
+            // The speed the job moved at, as of its last advance: a step that is merely late
+            // (read as "the pace if it came now") would lean the bar below a count about to move
+            // on, and the step landing then costs a push (a repair's download, waiting a few polls).
+            let rate = memory.pace.rate(at: last.time, minimumSpan: settings.paceMinimumSpan), rate > 0
         else { return progress }
         let slope = (1 - progress) / (endDate - now)
         let drift = (rate - slope) * (endDate - now)
