@@ -139,6 +139,7 @@ extension BenchCommand {
             "paceChangeConfidence": \.paceChangeConfidence,
             "paceChangeSpan": \.paceChangeSpan, "etaQuietTail": \.etaQuietTail,
             "absurdFinishFactor": \.absurdFinishFactor, "startWait": \.startWait,
+            "estimateWait": \.estimateWait,
             "finishPadErrorShare": \.finishPadErrorShare, "frozenFinishPad": \.frozenFinishPad,
             "errorLookaheadGaps": \.errorLookaheadGaps,
             "driftAnchorShare": \.driftAnchorShare,

@@ -376,6 +376,8 @@ enum Corpus {
                     details: details, progress: (fraction * 100).rounded(.down) / 100,
                     eta: minutesLeft.map { .remaining(Double($0) * 60) }, observedAt: base + t,
                     progressResolution: 0.01, etaResolution: 60))
+            // The printer states its minutes left, as `BambuActivityMapper` says.
+            result[result.count - 1].statesFinish = true
         }
         var t = 0.0
         while t < preparation {
@@ -463,6 +465,8 @@ enum Corpus {
                         content: GenericContent(state: state, icon: "washer.fill"), progress: carries ?? lastProgress,
                         eta: eta, observedAt: base + t, progressObservedAt: base + lastProgressAt,
                         progressResolution: 0.01, etaResolution: fixedFinish ? nil : 60))
+                // A remaining-time sensor or a timer states the finish, as the adapter's mapping says.
+                result[result.count - 1].statesFinish = true
             }
             t += 1
         }

@@ -106,6 +106,7 @@ struct BambuActivityMapperTests {
         #expect(update.details.state.value == nil, "no number in the state text")
         #expect(update.progress == 0.42)
         #expect(update.eta == .remaining(660))
+        #expect(update.statesFinish, "the printer states its minutes left: a first frame without them waits")
         #expect(update.content.subtitle.value == "Benchy")
         #expect(
             update.details.subtitle.value == "Layer 17/40 · Benchy · 220 °C / 60 °C · Sport",

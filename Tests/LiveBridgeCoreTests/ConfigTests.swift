@@ -24,7 +24,8 @@ struct ConfigTests {
                 {
                   dataDir: "/var/lib/livebridge",
                   server: { listen: "127.0.0.1:8790" },           // health, metrics, webhooks
-                  economy: { maxDisplayError: 0.03, monthlyBudget: 250, startWait: "5s", coalesceWindow: "0.5s" },
+                  economy: { maxDisplayError: 0.03, monthlyBudget: 250, startWait: "5s", estimateWait: "90s",
+                            coalesceWindow: "0.5s" },
                   sinks: [
                     { name: "phone", type: "pushward", url: 'https://api.pushward.app', apiKey: "${PUSHWARD_API_KEY}" },
                   ],
@@ -36,6 +37,7 @@ struct ConfigTests {
         #expect(config.economy.monthlyBudget == 250)
         #expect(config.economy.effectiveEndFrames == 1)
         #expect(config.economy.startWait == 5)
+        #expect(config.economy.estimateWait == 90)
         #expect(config.economy.coalesceWindow == 0.5)
         #expect(config.sinks.first?.reader.string("apiKey") == "hlk_test")
         #expect(config.problems.all.isEmpty)
@@ -67,6 +69,7 @@ struct ConfigTests {
         ),
         ("{ sinks: [], economy: { maxDisplayError: 2 } }", "economy.maxDisplayError: 2 is outside 0.001…0.5"),
         ("{ sinks: [], economy: { startWait: \"1h\" } }", "economy.startWait: 3600 s is outside 0…120 s"),
+        ("{ sinks: [], economy: { estimateWait: \"11m\" } }", "economy.estimateWait: 660 s is outside 0…600 s"),
         ("{ sinks: [], economy: { coalesceWindow: \"1m\" } }", "economy.coalesceWindow: 60 s is outside 0…10 s"),
         (
             "{ sinks: [], economy: { endDisplay: \"soon\" } }",

@@ -165,6 +165,44 @@ struct EconomyPolicyTests {
         #expect(seed.patch["state"] == "Downloading" && seed.patch["template"] == "generic", "the whole content")
     }
 
+    @Test(
+        "a seed whose source states a finish but has not yet waits up to `estimateWait` for it: a washer's remaining time a minute late, one gliding request"
+    )
+    func seedWaitsForStatedFinish() throws {
+        let settings = EconomySettings()
+        #expect(settings.estimateWait > settings.startWait)
+        let t0 = Self.base
+        func washer(_ progress: Double, at t: Double, remaining: Double?) -> ActivityUpdate {
+            var update = ActivityUpdate(
+                slug: "job", name: "Washer", phase: .active, content: GenericContent(state: "Washing"),
+                progress: progress, eta: remaining.map { .remaining($0) }, observedAt: t, progressResolution: 0.01,
+                etaResolution: 60)
+            update.statesFinish = true
+            return update
+        }
+        var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
+        #expect(tracker.handle(washer(0, at: t0, remaining: nil), at: t0).isEmpty, "the seed waits")
+        #expect(tracker.nextDeadline == t0 + settings.estimateWait, "… up to `estimateWait`, not `startWait`")
+        #expect(tracker.tick(at: t0 + settings.startWait).isEmpty, "past `startWait` it still waits")
+        let arrival = t0 + settings.estimateWait - 5
+        #expect(tracker.handle(washer(0, at: arrival, remaining: 3600), at: arrival).isEmpty)
+        var frames: [ActivityFrame] = []
+        while let due = tracker.nextDeadline, due <= arrival + 30 { frames += tracker.tick(at: due) }
+        #expect(frames.count == 1, "\(frames.map(\.reason))")
+        let seed = try #require(frames.first)
+        #expect(seed.kind == .seed && seed.patch["live_progress"] == true)
+        #expect(seed.time <= arrival + settings.coalesceWindow + 1e-9, "the finish ends the wait")
+        let endDate = try #require(seed.patch["end_date"]?.doubleValue)
+        #expect(abs(endDate - (arrival + 3600)) <= 60, "the source's own finish: \(endDate - arrival)")
+
+        // A finish that never comes: the card appears after `estimateWait`, standing still.
+        var silent = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
+        #expect(silent.handle(washer(0, at: t0, remaining: nil), at: t0).isEmpty)
+        #expect(silent.tick(at: t0 + settings.estimateWait - 0.5).isEmpty)
+        let late = silent.tick(at: t0 + settings.estimateWait)
+        #expect(late.count == 1 && late.first?.kind == .seed && late.first?.patch["live_progress"] == nil)
+    }
+
     @Test("a seed whose source states no time left waits for the pace: a print's file position, one gliding request")
     func seedWaitsForPace() throws {
         let t0 = Self.base

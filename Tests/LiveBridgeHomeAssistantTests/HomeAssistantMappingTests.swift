@@ -136,6 +136,7 @@ struct HomeAssistantMappingTests {
         let run = try state("run", 2)
         #expect(run.first?.content.state == .value("Washing") && run.first?.content.accentColor == .value("blue"))
         #expect(run.first?.content.tapAction == .value(ActionObject(url: "https://ha.example/lovelace/laundry")))
+        #expect(run.first?.statesFinish == false, "no remaining-time entity: nothing to wait for")
         #expect(try state("actionrequired", 3).first?.content.state == .value("Open the door"))
         #expect(try state("delayed_start", 4).first?.content.state == .value("Delayed start"))
         #expect(try state("pause", 5).first?.phase == .paused)
@@ -234,6 +235,7 @@ struct HomeAssistantMappingTests {
             at: 1000)
         #expect(first.updates.first?.eta == .remaining(1800))
         #expect(first.updates.first?.etaResolution == 60)
+        #expect(first.updates.first?.statesFinish == true, "a remaining-time entity states the finish")
         // The minute sensor reports 29 at 1059: true then, so the finish is 1059 + 1740.
         let report = mapper.receive(try changes(["c": ["sensor.washer_remaining": ["+": ["s": "29"]]]]), at: 1059)
         #expect(report.updates.first?.eta == .remaining(1740))

@@ -69,6 +69,7 @@ struct MQTTPresetTests {
         let at20 = try #require(updates.first { $0.progress == 0.2 })
         #expect(at20.progressResolution == 0.01)
         #expect(at20.eta == .remaining(2400))
+        #expect(updates.first?.statesFinish == true, "printer_data's time left: a first frame without it waits")
         #expect(updates.contains { $0.phase == .paused && $0.content.state.value == "Paused" })
         #expect(updates.last?.phase == .ended(.failure))
         #expect(updates.last?.content.state.value == "Failed")
@@ -216,6 +217,7 @@ struct MQTTPresetTests {
             topic: "voron/klipper/status",
             payload: Array(#"{"status":{"print_stats":{"state":"printing","filename":"cube.gcode"}}}"#.utf8), at: 0)
         #expect(output.requests.isEmpty && output.updates.count == 1)
+        #expect(output.updates.first?.statesFinish == false, "Moonraker states no time left: its pace is waited for")
     }
 
     /// One washer cycle on a plug from `start`: warm-up, washing, an optional soak, spin, off.

@@ -96,7 +96,9 @@ struct SecretsTests {
               dataDir: "\(dataDir)",
               logLevel: "trace",
               server: { listen: "127.0.0.1:0", apiToken: "${API_TOKEN}" },
-              economy: { endDisplay: "0.3s" },
+              // The printer is calibrating when the bridge connects (no minutes left yet): its card
+              // appears after `startWait`, not after `estimateWait`.
+              economy: { endDisplay: "0.3s", estimateWait: "0s" },
               sinks: [
                 { name: "phone", type: "pushward", url: "\(servers.pushward.baseURL)", apiKey: "${PUSHWARD_KEY}" },
                 { name: "phone-wrongkey", type: "pushward", url: "\(servers.pushward.baseURL)",

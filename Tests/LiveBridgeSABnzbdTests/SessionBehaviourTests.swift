@@ -32,6 +32,7 @@ struct SessionBehaviourTests {
         let shown = poll(waiting, after: 3)
         #expect(shown.count == 1)
         #expect(shown.first?.stateText == "Waiting" && shown.first?.phase == .active && shown.first?.progress == 0)
+        #expect(shown.first?.statesFinish == true, "SABnzbd states a `timeleft` once the job has a speed")
         for _ in 0..<5 { #expect(!poll(waiting).contains { $0.isEnd }) }
         #expect(session.isOpen)
     }

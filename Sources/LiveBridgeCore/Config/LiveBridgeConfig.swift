@@ -133,6 +133,7 @@ public enum ConfigLoader {
                 "staticEtaTolerance", default: economy.staticETAToleranceMinimum, range: 1...3600)
             economy.etaPersistence = reader.duration("etaPersistence", default: economy.etaPersistence, range: 0...600)
             economy.startWait = reader.duration("startWait", default: economy.startWait, range: 0...120)
+            economy.estimateWait = reader.duration("estimateWait", default: economy.estimateWait, range: 0...600)
             economy.coalesceWindow = reader.duration(
                 "coalesceWindow", default: economy.coalesceWindow, range: 0...10)
             reader.finish()

@@ -93,6 +93,10 @@ public struct ActivityUpdate: Sendable, Hashable {
     /// A person or an automation asked for this card (the activities API, `livebridge send`): its
     /// start is pushed at once, never held for an estimate (`EconomySettings.startWait`).
     public var immediate: Bool = false
+    /// The source states a finish of its own (a remaining-time sensor, SABnzbd's `timeleft`, a
+    /// printer's minutes left), though this update may not carry one yet: a job's first frame
+    /// without it waits for the source's next report (`EconomySettings.estimateWait`).
+    public var statesFinish: Bool = false
     /// The configured source that reported it (`sources[].name`), set by the runtime; nil for a
     /// card from the activities API. Sinks use it to group and to pick per-source settings.
     public var source: String?

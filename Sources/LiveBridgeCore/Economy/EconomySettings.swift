@@ -143,6 +143,12 @@ public struct EconomySettings: Sendable, Hashable {
     /// seconds later. Anything worth a push ends the wait early (a bar off by ε, a new card text, a
     /// pause, the end).
     public var startWait: Double = 10
+    /// How long that first frame waits instead when its source states a finish of its own but has
+    /// not yet (`ActivityUpdate.statesFinish`): one of the slowest report intervals such a source
+    /// has — a Home Assistant appliance's remaining time, polled from its cloud once a minute —
+    /// so the card appears once, gliding to the source's own finish, instead of a still seed and
+    /// a glide when the first remaining time arrives. Not shorter than `startWait`.
+    public var estimateWait: Double = 60
     /// The pace is measured over the points where the progress moved within the last
     /// max(this, `paceWindowFraction` × the job's age) seconds: long enough to average a
     /// source's steps, short enough to follow a real change of speed.

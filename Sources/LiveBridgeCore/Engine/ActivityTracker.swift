@@ -153,9 +153,11 @@ public struct ActivityTracker: Sendable {
                 {
                     // No estimate yet: the seed waits for the first glide (see `startWait`), and so
                     // does one with no progress yet (OctoPrint's `PrintStarted` a second before its
-                    // first progress and time left).
+                    // first progress and time left); up to `estimateWait` when the source states a
+                    // finish of its own that has not come yet.
                     held = seed
-                    heldUntil = now + settings.startWait
+                    let wait = update.statesFinish ? max(settings.startWait, settings.estimateWait) : settings.startWait
+                    heldUntil = now + wait
                     return []
                 }
                 return coalesce(seed, at: now)

@@ -163,9 +163,12 @@ public struct BambuActivityMapper: Sendable {
         let content = GenericContent(
             state: card.state, icon: card.icon, subtitle: job?.name, accentColor: card.accentColor)
         // `mc_percent` is whole percent and `mc_remaining_time` whole minutes, both floored.
-        return ActivityUpdate(
+        var update = ActivityUpdate(
             slug: slug, name: printerName, phase: phase, content: content, details: details, progress: progress,
             eta: eta, observedAt: time, progressResolution: 0.01, etaResolution: 60)
+        // The printer states its minutes left (`mc_remaining_time`) once the print has started.
+        update.statesFinish = true
+        return update
     }
 
     private func progressUpdate(at time: Double) -> ActivityUpdate {

@@ -271,12 +271,15 @@ public struct HomeAssistantActivityMapper: Sendable {
         let label =
             mapping.stateLabels[state]
             ?? (kind == .paused ? "Paused" : HomeAssistantEntityMapping.defaultLabel(for: state, domain: main.domain))
-        let update = ActivityUpdate(
+        var update = ActivityUpdate(
             slug: mapping.slug, name: name(mapping, main), phase: paused ? .paused : .active,
             content: content(mapping, main: main, label: label, accent: mapping.accentColor), progress: progress,
             eta: eta, priority: mapping.priority, observedAt: now,
             progressResolution: progressResolution.flatMap { $0 > 0 ? $0 : nil },
             etaResolution: resolution > 0 ? resolution : nil)
+        // A remaining-time entity, or a timer's own finish, states one (a washer's remaining time
+        // may only be reported a minute after its program starts).
+        update.statesFinish = mapping.remaining != nil || main.domain == "timer"
         return (update, problem)
     }
 

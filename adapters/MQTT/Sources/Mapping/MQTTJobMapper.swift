@@ -256,6 +256,7 @@ public struct MQTTJobMapper: Sendable {
         }
         update.progress = lastProgress
         if phase == .active { update.eta = eta(progress: update.progress, at: t, resolution: &update.etaResolution) }
+        update.statesFinish = mapping.remaining != nil
         return update
     }
 

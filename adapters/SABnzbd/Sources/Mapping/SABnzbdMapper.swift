@@ -521,9 +521,12 @@ public struct SABnzbdMapper: Sendable {
 
     private func update(_ phase: ActivityPhase, _ card: SABnzbdCard, eta: ActivityETA?, at t: Double) -> ActivityUpdate
     {
-        ActivityUpdate(
+        var update = ActivityUpdate(
             slug: settings.slug, name: settings.name, phase: phase, content: card.content(tapURL: settings.tapURL),
             details: card.details, progress: progress, eta: eta, priority: settings.priority, observedAt: t)
+        // SABnzbd states a `timeleft` once the download has a speed.
+        update.statesFinish = true
+        return update
     }
 
     private mutating func finish(at t: Double) -> [ActivityUpdate] {
