@@ -506,6 +506,13 @@ public struct EconomyPolicy: Sendable {
             let finish = self.finish(sample, memory: memory, at: now)
         else {
             plan.progress = standing
+            // A job that stopped (paused, stalled, its next advance overdue) is where its count
+            // is: a bar left above it by a glide through a staircase's steps comes back to it.
+            if let count = sample.progress,
+                paused || (overdue && !sample.fixedFinish) || stalled(memory, at: sample.time)
+            {
+                plan.progress = min(1, max(0, count))
+            }
             return plan
         }
         plan.finish = finish

@@ -50,3 +50,33 @@ struct LeanTests {
         #expect(lean < slowCount - policy.settings.maxDisplayError / 4, "\(lean) for \(slowCount)")
     }
 }
+
+/// Where a push anchors the bar of a job that stopped moving.
+@Suite("Economy policy: a stopped job's bar")
+struct StoppedBarTests {
+    @Test(
+        "a job paused, or whose next step is overdue, is anchored at its count, not above it where a glide through its steps left the bar",
+        arguments: [0.02, 0.04])
+    func stoppedAtCount(step: Double) throws {
+        let policy = EconomyPolicy(settings: EconomySettings(), model: .interpolating)
+        // A step every 60 s, the last at 600 s; polled every 30 s up to 750 s without another:
+        // overdue (two of its gaps), not yet stalled (three).
+        let (memory, truth) = LeanTests.memory(
+            policy, advances: Array(stride(from: 60.0, through: 600, by: 60)), step: step, until: 750)
+        let count = try #require(truth.progress)
+        let now = LeanTests.base + 750
+        #expect(!policy.stalled(memory, at: now))
+        // The phone glides on from the last push, now above the count.
+        let glide = DisplayAnchor(
+            progress: count, time: LeanTests.base + 650, endDate: LeanTests.base + 650 + (1 - count) * 60 / step,
+            live: true)
+        #expect(glide.shown(at: now, model: .interpolating) > count + step / 4)
+        for paused in [false, true] {
+            let plan = policy.plan(
+                truth, memory: memory, paused: paused, startedAt: LeanTests.base, frozen: false,
+                fallbackProgress: nil, current: glide, at: now)
+            #expect(!plan.live, "paused: \(paused)")
+            #expect(abs(plan.progress - count) < 1e-9, "paused: \(paused): \(plan.progress) for the count \(count)")
+        }
+    }
+}
