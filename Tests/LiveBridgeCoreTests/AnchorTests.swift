@@ -80,3 +80,36 @@ struct StoppedBarTests {
         }
     }
 }
+
+/// The finish of a job whose source's countdown ran out before the job did.
+@Suite("Economy policy: a countdown run out")
+struct RunOutCountdownTests {
+    @Test(
+        "a countdown in whole minutes floored to 0 while the job still runs is no finish: the pace gives the rest",
+        arguments: [60.0, 100, 150])
+    func runOut(programSeconds: Double) throws {
+        let policy = EconomyPolicy(settings: EconomySettings(), model: .interpolating)
+        let base = LeanTests.base
+        var memory = EconomyPolicy.Memory()
+        // A washer's last minutes: its percentage moves steadily to 100 at `programSeconds` past
+        // the start of the run, reported every 10 s in whole percent, its remaining time in whole
+        // minutes, floored.
+        let start = 0.7
+        var truth = TruthSample(progress: start, time: base, finish: nil, fixedFinish: false)
+        var t = 0.0
+        while programSeconds - t >= 25 {
+            let progress = ((start + (1 - start) * t / programSeconds) * 100).rounded(.down) / 100
+            let remaining = ((programSeconds - t) / 60).rounded(.down) * 60
+            truth = TruthSample(
+                progress: progress, time: base + t, finish: base + t + remaining, fixedFinish: false,
+                resolution: 0.01, finishResolution: 60)
+            policy.observe(truth, paused: false, startedAt: base, memory: &memory)
+            t += 10
+        }
+        let now = truth.time
+        #expect(truth.finish == now, "the countdown says 0 minutes")
+        let finish = try #require(policy.finish(truth, memory: memory, at: now))
+        let left = base + programSeconds - now
+        #expect(abs(finish - now - left) <= 0.5 * left, "\(finish - now) s left for \(left)")
+    }
+}

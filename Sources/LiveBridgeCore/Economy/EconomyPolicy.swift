@@ -372,8 +372,11 @@ public struct EconomyPolicy: Sendable {
         guard progress < 1 else { return nil }
         let stated = truth.finish.flatMap { now - truth.time <= settings.truthMaximumAge ? $0 : nil }
         // A source whose estimate ran long or short by the same factor all along (a slicer's) is
-        // corrected by it (`ForecastScore.calibration`, 1 for any other source).
+        // corrected by it (`ForecastScore.calibration`, 1 for any other source). A countdown run
+        // out while the job still runs (whole minutes floored to 0 with half a minute to go)
+        // states no finish: the pace says how long the rest takes.
         let source = stated.map { truth.progressTime + ($0 - truth.progressTime) / calibration(memory) }
+            .flatMap { $0 > now ? $0 : nil }
         var paceFinish: Double?
         if let rate = memory.pace.rate(at: truth.time, minimumSpan: settings.paceMinimumSpan), rate > 0 {
             paceFinish = now + (1 - progress) / rate
@@ -387,7 +390,7 @@ public struct EconomyPolicy: Sendable {
             if steadyFinish(truth, memory: memory) {
                 // The source's countdown holds still: it knows the end, however fast the current
                 // stretch runs (a washer's spin); the pace only leans the bar.
-                result = stated ?? source
+                result = stated.flatMap { $0 > now ? $0 : nil } ?? source
             } else if stretch < 1 {
                 // A new stretch (a second download joining the session): the pace measured before
                 // it is in the old stretch's units, the source's estimate already counts what
