@@ -505,15 +505,12 @@ public struct EconomyPolicy: Sendable {
         // otherwise cost a push for every glide the count does not follow, then one to stop.
         let overdue = memory.pace.overdue(at: sample.time, gaps: settings.overdueGapFactor)
         let waiting = waitsForStep(sample, memory: memory, at: now)
-        guard !paused, !overdue || sample.fixedFinish, !waiting,
-            let finish = self.finish(sample, memory: memory, at: now)
-        else {
+        let stopped = paused || (overdue && !sample.fixedFinish)
+        guard !stopped, !waiting, let finish = self.finish(sample, memory: memory, at: now) else {
             plan.progress = standing
             // A job that stopped (paused, stalled, its next advance overdue) is where its count
             // is: a bar left above it by a glide through a staircase's steps comes back to it.
-            if let count = sample.progress,
-                paused || (overdue && !sample.fixedFinish) || stalled(memory, at: sample.time)
-            {
+            if let count = sample.progress, stopped || stalled(memory, at: sample.time) {
                 plan.progress = min(1, max(0, count))
             }
             return plan
