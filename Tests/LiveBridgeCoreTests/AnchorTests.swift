@@ -51,6 +51,71 @@ struct LeanTests {
     }
 }
 
+/// How far a lean may take the bar from a count that moves in steps.
+@Suite("Economy policy: the lean's bounds on a stepwise count")
+struct LeanBoundTests {
+    /// A count polled every `poll` seconds that moves `step` every `stepTime` seconds, folded into
+    /// a fresh memory up to `until` (a reading at a step), with the count's resolution.
+    static func memory(
+        _ policy: EconomyPolicy, step: Double, stepTime: Double, poll: Double, until: Double, resolution: Double
+    ) -> (EconomyPolicy.Memory, TruthSample) {
+        var memory = EconomyPolicy.Memory()
+        var sample = TruthSample(progress: 0, time: LeanTests.base, finish: nil, fixedFinish: false)
+        for reading in stride(from: 0.0, through: until, by: poll) {
+            let count = (reading / stepTime + 1e-9).rounded(.down) * step
+            sample = TruthSample(
+                progress: count, time: LeanTests.base + reading, finish: nil, fixedFinish: false,
+                resolution: resolution)
+            policy.observe(sample, paused: false, startedAt: LeanTests.base, memory: &memory)
+        }
+        return (memory, sample)
+    }
+
+    @Test(
+        "a lean above an exact count that stands between its steps leaves room for the step the bar rises by before it lands",
+        arguments: [0.01, 0.0133])
+    func exactCountLeansWithinReach(step: Double) throws {
+        let policy = EconomyPolicy(settings: EconomySettings(), model: .interpolating)
+        // Articles: a step every 20 s read every 5 s, the reading at 600 s the first of its step.
+        let (memory, truth) = Self.memory(policy, step: step, stepTime: 20, poll: 5, until: 600, resolution: 0)
+        let count = try #require(truth.progress)
+        let now = truth.time
+        let rate = step / 20
+        // A countdown twice as long as the count's speed gives: the truth heads above the bar.
+        let endDate = now + 2 * (1 - count) / rate
+        let leaned = policy.leaning(count, toward: endDate, truth: truth, memory: memory, at: now)
+        let reach = policy.leanReach
+        #expect(leaned > count, "the lean still heads where the truth does: \(leaned) for \(count)")
+        // Until the next step lands the count stays, and the bar rises by a step at the count's
+        // speed: it is then no further above the count than the lean may go.
+        let bar = DisplayAnchor(progress: leaned, time: now, endDate: endDate, live: true)
+        let beforeStep = bar.shown(at: now + 20 - 1e-6, model: .interpolating)
+        #expect(beforeStep - count <= reach + 1e-9, "\(beforeStep - count) above the count before its step")
+    }
+
+    @Test(
+        "a lean below a whole percent seen a poll after its step goes as far as the truth can be above it by then, not a whole percent",
+        arguments: [30.0, 20])
+    func flooredCountLeansBelow(poll: Double) throws {
+        let policy = EconomyPolicy(settings: EconomySettings(), model: .interpolating)
+        // A whole percent every 60 s, read every `poll` s; at 600 s it reads its new value for
+        // the first time, one reading after the last lower one.
+        let (memory, truth) = Self.memory(policy, step: 0.01, stepTime: 60, poll: poll, until: 600, resolution: 0.01)
+        let count = try #require(truth.progress)
+        let now = truth.time
+        let rate = 0.01 / 60
+        // A countdown half as long as the count's speed gives: the truth heads below the bar.
+        let endDate = now + (1 - count) / (2 * rate)
+        let leaned = policy.leaning(count, toward: endDate, truth: truth, memory: memory, at: now)
+        let reach = policy.leanReach
+        // The percentage turned over within the last reading: the truth is at most the pace over
+        // that reading above the count, and the bar goes as far as the lean's reach below that.
+        let truthAtMost = count + rate * poll
+        #expect(leaned < count + 0.01 - reach - 1e-6, "no lower than a whole percent allows: \(leaned) for \(count)")
+        #expect(leaned >= truthAtMost - reach - 1e-9, "\(leaned) is more than the reach below \(truthAtMost)")
+    }
+}
+
 /// Where a push anchors the bar of a job that stopped moving.
 @Suite("Economy policy: a stopped job's bar")
 struct StoppedBarTests {

@@ -624,9 +624,23 @@ public struct EconomyPolicy: Sendable {
         guard abs(drift) > settings.maxDisplayError else { return progress }
         let reach = leanReach
         let lean = min(reach, abs(drift) / 2) * (drift > 0 ? 1 : -1)
-        // A stepwise value is the floor of the truth: the truth is up to a step above it.
-        let lowest = min(progress, observed + truth.resolution - reach)
-        let highest = min(1, max(progress, observed + reach))
+        // A stepwise value is the floor of the truth: the truth is up to a step above it, and no
+        // further than the pace has gone since the value last read lower (a whole percent seen
+        // one poll after its step).
+        var above = truth.resolution
+        if above > 0, let below = memory.pace.belowAt, abs(last.progress - observed) < 1e-9 {
+            above = min(above, rate * max(0, now - below))
+        }
+        let lowest = min(progress, observed + above - reach)
+        // A count that stands between its steps (articles landing) is the truth until its next
+        // step: a bar rising at the pace is that step above it before the step lands.
+        var ahead = 0.0
+        if memory.pace.repeats, truth.resolution <= 0, let step = memory.pace.step,
+            abs(last.progress - observed) < 1e-9
+        {
+            ahead = max(0, step - rate * (now - last.time))
+        }
+        let highest = min(1, max(progress, observed + reach - ahead))
         return min(highest, max(lowest, max(0, progress + lean)))
     }
 

@@ -65,6 +65,10 @@ public struct PaceEstimate: Sendable, Hashable {
     /// True once the source said the same progress again after it moved: a count polled between
     /// its steps (SABnzbd's articles, a printer's whole percent), whose reports are a staircase.
     private(set) var repeats = false
+    /// The latest time a value was added, and the latest time a value below the last corner's
+    /// was seen (the poll before its step): the step came between the two.
+    private(set) var seenAt: Double?
+    private(set) var belowAt: Double?
 
     public init() {}
 
@@ -75,6 +79,8 @@ public struct PaceEstimate: Sendable, Hashable {
         progress: Double, at time: Double, window: Double, stallGap: Double = .infinity,
         change: (factor: Double, span: Double, confidence: Double)? = nil
     ) -> Bool {
+        let seen = seenAt
+        seenAt = max(seenAt ?? time, time)
         guard let last = corners.last else {
             corners.append(Corner(time: time, progress: progress))
             return true
@@ -82,6 +88,7 @@ public struct PaceEstimate: Sendable, Hashable {
         if progress < last.progress - 1e-9 {
             // Backwards: another job (or a reset counter); the old pace says nothing about it.
             reset()
+            seenAt = time
             corners.append(Corner(time: time, progress: progress))
             return true
         }
@@ -107,6 +114,7 @@ public struct PaceEstimate: Sendable, Hashable {
             step = usual
         }
         gap = gap.map { 0.7 * $0 + 0.3 * step } ?? step
+        belowAt = seen.map { min($0, time) }
         corners.append(Corner(time: time, progress: progress))
         while corners.count > 2, corners[1].time <= time - window { corners.removeFirst() }
         if let change {
@@ -146,6 +154,7 @@ public struct PaceEstimate: Sendable, Hashable {
     mutating func resumed(after seconds: Double) {
         guard seconds > 0 else { return }
         for index in corners.indices { corners[index].time += seconds }
+        belowAt = belowAt.map { $0 + seconds }
     }
 
     /// The job's timeline starts at `time` if the progress has not moved since its first report
@@ -162,6 +171,8 @@ public struct PaceEstimate: Sendable, Hashable {
         recentGaps.removeAll()
         step = nil
         repeats = false
+        seenAt = nil
+        belowAt = nil
     }
 
     /// Progress per second as of `now`, nil before the advances span `minimumSpan` and three of the
