@@ -146,6 +146,7 @@ extension BenchCommand {
             "steadyFinishSteps": \.steadyFinishSteps, "etaMoveMinimum": \.etaMoveMinimum,
             "etaJobFraction": \.etaJobFraction, "staircaseOffsetShare": \.staircaseOffsetShare,
             "staircaseMinimumGap": \.staircaseMinimumGap, "stepWaitObservations": \.stepWaitObservations,
+            "flatCountReadings": \.flatCountReadings,
             "resumeGlideStepShare": \.resumeGlideStepShare,
         ]
     }

@@ -116,6 +116,59 @@ struct LeanBoundTests {
     }
 }
 
+/// A bar rising away from a floored count that reads the same until its step lands.
+@Suite("Economy policy: a bar above a flat count")
+struct FlatCountTests {
+    @Test(
+        "a bar that will be past ε above a whole percent by its next reading is corrected at this one when the percent is read many times per step",
+        arguments: [10.0, 20])
+    func correctedAReadingEarly(poll: Double) throws {
+        let policy = EconomyPolicy(settings: EconomySettings(), model: .interpolating)
+        // A whole percent every 100 s, read every `poll` s; the step at 1000 s, read now at 1060 s.
+        let (memory, _) = LeanBoundTests.memory(
+            policy, step: 0.01, stepTime: 100, poll: poll, until: 1060, resolution: 0.01)
+        let base = LeanTests.base
+        let truth = TruthSample(
+            progress: 0.1, time: base + 1060, finish: nil, fixedFinish: false, resolution: 0.01)
+        // The phone's bar was anchored at the step and rises faster than the count: just under ε
+        // above it now, past ε at the next reading.
+        let epsilon = policy.settings.maxDisplayError
+        let slope = epsilon / (60 + poll / 2)
+        let anchor = DisplayAnchor(progress: 0.1, time: base + 1000, endDate: base + 1000 + 0.9 / slope, live: true)
+        let shownNow = anchor.shown(at: truth.time, model: .interpolating) - 0.1
+        let shownNext = anchor.shown(at: truth.time + poll, model: .interpolating) - 0.1
+        #expect(shownNow < epsilon && shownNext > epsilon, "\(shownNow) now, \(shownNext) at the next reading")
+        let situation = EconomyPolicy.Situation(
+            truth: truth, anchor: anchor, phase: "active", pushedPhase: "active", cardChanged: false,
+            carriesProgress: true, hasGlided: true, needsResync: false, lastPushAt: base + 1000,
+            startedAt: base, heartbeatDue: nil, anchorDeadline: nil, pushedRemaining: nil, now: truth.time)
+        var decided = memory
+        let decision = policy.decide(situation, budget: .none, frozen: false, memory: &decided)
+        #expect(decision?.reason == .displayError, "\(String(describing: decision))")
+    }
+
+    @Test(
+        "a whole percent read about once per step has likely moved by its next reading: no push for a bar above it yet")
+    func onceAStepWaits() throws {
+        let policy = EconomyPolicy(settings: EconomySettings(), model: .interpolating)
+        // A whole percent every 100 s, read every 60 s.
+        let (memory, truth) = LeanBoundTests.memory(
+            policy, step: 0.01, stepTime: 100, poll: 60, until: 1020, resolution: 0.01)
+        let count = try #require(truth.progress)
+        let base = LeanTests.base
+        let epsilon = policy.settings.maxDisplayError
+        let slope = (epsilon - 0.005) / 20
+        let anchor = DisplayAnchor(
+            progress: count, time: base + 1000, endDate: base + 1000 + (1 - count) / slope, live: true)
+        #expect(anchor.shown(at: truth.time + 60, model: .interpolating) - count > epsilon)
+        let situation = EconomyPolicy.Situation(
+            truth: truth, anchor: anchor, phase: "active", pushedPhase: "active", cardChanged: false,
+            carriesProgress: true, hasGlided: true, needsResync: false, lastPushAt: base + 1000,
+            startedAt: base, heartbeatDue: nil, anchorDeadline: nil, pushedRemaining: nil, now: truth.time)
+        #expect(!policy.outrunsFlatCount(situation, anchor: anchor, tolerance: epsilon, frozen: false, memory: memory))
+    }
+}
+
 /// Where a push anchors the bar of a job that stopped moving.
 @Suite("Economy policy: a stopped job's bar")
 struct StoppedBarTests {

@@ -644,6 +644,29 @@ public struct EconomyPolicy: Sendable {
         return min(highest, max(lowest, max(0, progress + lean)))
     }
 
+    /// A floored count read several times per step (a printer's whole percent polled every 10 s)
+    /// reads the same until its step lands, and the observations judge the bar against what they
+    /// read: a bar that will have risen past `tolerance` above the count by the next reading is
+    /// corrected now, not a reading late. A count read about once per step (a washer's sensor
+    /// sampled every half minute) has likely moved on by its next reading
+    /// (`flatCountReadings`), and a push that would be past it again is none.
+    func outrunsFlatCount(
+        _ s: Situation, anchor: DisplayAnchor, tolerance: Double, frozen: Bool, memory: Memory
+    ) -> Bool {
+        let truth = s.truth
+        guard memory.pace.repeats, truth.resolution > 0, let p = truth.progress, let gap = memory.observationGap,
+            gap > 0, let corner = memory.pace.corners.last, abs(corner.progress - p) < 1e-9,
+            let rate = memory.pace.rate(at: corner.time, minimumSpan: settings.paceMinimumSpan),
+            rate * settings.flatCountReadings * gap < max(truth.resolution, memory.pace.step ?? 0)
+        else { return false }
+        let next = truth.time + gap
+        guard anchor.shown(at: next, model: model) - p > tolerance else { return false }
+        let replan = plan(
+            truth, memory: memory, paused: false, startedAt: s.startedAt, frozen: frozen,
+            fallbackProgress: anchor.progress, current: anchor, at: s.now)
+        return replan.anchor.shown(at: next, model: model) - p <= tolerance
+    }
+
     /// When a gliding bar must be re-anchored because `end_date` is about to pass with the job
     /// running (a fixed finish gets `fixedFinishGrace` past it).
     public func anchorDeadline(_ anchor: DisplayAnchor?, truth: TruthSample?, phase: String, suppressed: Double?)
@@ -760,6 +783,13 @@ public struct EconomyPolicy: Sendable {
             let tp = truth.progressTime
             let errorThen = abs(anchor.shown(at: tp, model: model) - p)
             if errorThen > countTolerance(memory, epsilon: epsilon), staticSpacingOK { return .displayError }
+            if staticSpacingOK,
+                outrunsFlatCount(
+                    s, anchor: anchor, tolerance: countTolerance(memory, epsilon: epsilon), frozen: frozen,
+                    memory: memory)
+            {
+                return .displayError
+            }
             if let now = progress(truth, memory: memory, at: t) {
                 let shownNow = anchor.shown(at: t, model: model)
                 let errorNow = abs(shownNow - now)

@@ -239,6 +239,10 @@ public struct EconomySettings: Sendable, Hashable {
     /// glide when gliding on would pass the count's tolerance within this many of the source's
     /// intervals between observations: such a glide could only be corrected at the next ones.
     public var stepWaitObservations: Double = 2
+    /// A floored count (a whole percent) read at least this many times per step, on average, is
+    /// judged against its next reading as if it had not moved: a bar rising away from it is
+    /// corrected a reading early, not late (`EconomyPolicy.outrunsFlatCount`).
+    public var flatCountReadings: Double = 2
 
     /// A push anchors a bar whose slope (its `end_date`) differs from the measured pace up to this
     /// share of ε ahead of or behind the truth, on the side the truth is heading, so the drift
