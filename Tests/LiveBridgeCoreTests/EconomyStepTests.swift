@@ -125,6 +125,47 @@ struct EconomyStepTests {
         #expect(resumed.count == 1)
     }
 
+    /// A download at `rate` per second that stops without a word at 40 % for `stall` seconds and
+    /// comes back at `factor` × `rate`, polled every 2 s; its estimate is the remaining share over
+    /// the speed of the last 10 s, as a download client's meter reads it (none while it reads 0).
+    static func silentStall(rate: Double, factor: Double, stall: Double) -> [ActivityUpdate] {
+        var updates: [ActivityUpdate] = []
+        var history: [(t: Double, progress: Double)] = []
+        var progress = 0.0
+        var t = 0.0
+        let stopAt = 0.4 / rate
+        while progress < 1 {
+            history.append((t, progress))
+            history.removeAll { $0.t < t - 10 }
+            let meter = (progress - history[0].progress) / max(1, t - history[0].t)
+            updates.append(
+                ActivityUpdate(
+                    slug: "job", name: "Job", phase: .active, content: GenericContent(state: "Downloading"),
+                    progress: progress, eta: meter > 0 ? .remaining((1 - progress) / meter) : nil,
+                    observedAt: base + t))
+            t += 2
+            if t <= stopAt {
+                progress = min(1, rate * t)
+            } else if t > stopAt + stall {
+                progress = min(1, 0.4 + factor * rate * (t - stopAt - stall))
+            }
+        }
+        updates.append(EconomyPolicyTests.ended("job", "Job", state: "Complete", at: base + t))
+        return updates
+    }
+
+    @Test(
+        "a download that stops without a word and comes back at another speed glides again with one push, at the speed it came back at",
+        arguments: [(0.001, 3.0, 300.0), (0.002, 0.5, 120), (0.0005, 2, 600), (0.001, 1.5, 240)])
+    func silentStallResumesWithOnePush(rate: Double, factor: Double, stall: Double) {
+        let updates = Self.silentStall(rate: rate, factor: factor, stall: stall)
+        let result = EconomySimulation(model: .interpolating, settings: EconomySettings()).run(updates)
+        let movedAgain = Self.base + 0.4 / rate + stall
+        let after = result.pushes.filter { $0.time > movedAgain && $0.time <= movedAgain + 180 }
+        #expect(after.count == 1, "\(after.map { ($0.time - movedAgain, $0.frame.reason) })")
+        #expect((result.activities.first?.maxError ?? 1) <= EconomySettings().maxDisplayError + 1e-9)
+    }
+
     /// A small download from a slow news server: `connections` articles of `article` of the job
     /// each land together every `gap` seconds (±5 %), polled every `poll` seconds.
     static func articleBursts(article: Double, connections: Int, gap: Double, poll: Double, seed: UInt64)

@@ -90,6 +90,9 @@ public struct EconomyPolicy: Sendable {
         var pausedAt: Double?
         /// Pauses and resumes this job pushed as essential (see `essentialPauses`).
         var essentialPhaseChanges = 0
+        /// When the progress first moved again after a stall, until the pace of before is the
+        /// job's again (see rule 6, `resumeSettled`).
+        var movedAgainAt: Double?
 
         public init() {}
     }
@@ -184,9 +187,11 @@ public struct EconomyPolicy: Sendable {
         let window = max(
             paceWindow(at: truth.time, startedAt), settings.paceWindowGaps * (memory.pace.gap ?? 0),
             unevenWindow(memory))
+        let wasStalled = stalled(memory, at: truth.progressTime)
         let moved = memory.pace.add(
             progress: progress, at: truth.progressTime, window: window, stallGap: stallGap,
             change: (settings.paceChangeFactor, settings.paceChangeSpan, settings.paceChangeConfidence))
+        if moved, wasStalled { memory.movedAgainAt = truth.progressTime }
         // Forecasts are made and scored where the progress moved: between two such points a
         // stepwise source's value is exact, anywhere else it is off by up to a step, which over a
         // few steps would drown what the forecasts are scored on.
@@ -377,6 +382,15 @@ public struct EconomyPolicy: Sendable {
         // states no finish: the pace says how long the rest takes.
         let source = stated.map { truth.progressTime + ($0 - truth.progressTime) / calibration(memory) }
             .flatMap { $0 > now ? $0 : nil }
+        // Just moved again after a stall: the speed since then, and nothing else (a download
+        // client's meter still averages in the minutes it stood still). Not against a finish the
+        // source holds to (a timer's, an appliance's steady countdown): that knows the end.
+        if !truth.fixedFinish, !steadyFinish(truth, memory: memory), let resumed = resumedRate(memory, at: truth.time),
+            resumed > 0
+        {
+            let paced = now + (1 - progress) / resumed
+            return paced - now <= settings.maximumCountdown ? max(paced, now) : nil
+        }
         var paceFinish: Double?
         if let rate = memory.pace.rate(at: truth.time, minimumSpan: settings.paceMinimumSpan), rate > 0 {
             paceFinish = now + (1 - progress) / rate
@@ -871,12 +885,35 @@ public struct EconomyPolicy: Sendable {
                 truth, memory: memory, paused: false, startedAt: s.startedAt, frozen: frozen, fallbackProgress: nil,
                 at: s.now
             )
-            .live
+            .live, resumeSettled(memory, at: t)
         {
             // An estimate appeared (or the job moves again): start gliding instead of standing still.
             return .etaMoved
         }
         return nil
+    }
+
+    /// A job that moves again after a stall glides again once the new stretch has shown its pace
+    /// over max(`paceWindowMinimum`, `leanStretchGaps` of its usual gaps): at its first advance
+    /// the finish is still the estimate of before the stall (a download whose server came back
+    /// faster: SABnzbd's speed meter and the pace both still read the slow minutes), and the glide
+    /// it anchors is corrected seconds later. The bar standing still meanwhile is held by the
+    /// display-error rule like any other.
+    func resumeSettled(_ memory: Memory, at t: Double) -> Bool {
+        guard let moved = memory.movedAgainAt else { return true }
+        return t - moved >= max(settings.paceWindowMinimum, settings.leanStretchGaps * (memory.pace.gap ?? 0))
+    }
+
+    /// The speed since the job moved again after a stall, while the new stretch has not settled
+    /// (`resumeSettled`) but spans `paceMinimumSpan` and two advances: a push the standing bar
+    /// forces before then glides at the speed the job came back at, not the one before the stall.
+    func resumedRate(_ memory: Memory, at t: Double) -> Double? {
+        guard let moved = memory.movedAgainAt, !resumeSettled(memory, at: t),
+            let first = memory.pace.corners.first(where: { $0.time >= moved - 1e-9 }),
+            let last = memory.pace.corners.last, last.time - first.time >= settings.paceMinimumSpan,
+            memory.pace.corners.filter({ $0.time >= moved - 1e-9 }).count >= 3
+        else { return nil }
+        return (last.progress - first.progress) / (last.time - first.time)
     }
 
     /// The pace the predictive display-error check projects the truth at: the measured pace (or,
