@@ -169,6 +169,35 @@ struct FlatCountTests {
     }
 }
 
+/// The speed a job came back at after a stall, before its new stretch has settled.
+@Suite("Economy policy: moving again after a stall")
+struct MovedAgainTests {
+    @Test(
+        "a pause within the stretch after a stall is cut out of it like the stall: the speed since moving again is still that stretch's"
+    )
+    func pauseCutFromResumedStretch() throws {
+        let policy = EconomyPolicy(settings: EconomySettings(), model: .interpolating)
+        let base = LeanTests.base
+        var memory = EconomyPolicy.Memory()
+        func observe(_ t: Double, _ progress: Double, paused: Bool = false) {
+            let truth = TruthSample(progress: progress, time: base + t, finish: nil, fixedFinish: false)
+            policy.observe(truth, paused: paused, startedAt: base, memory: &memory)
+        }
+        // 0.5 % a second for 40 s, a stall of a minute, back at 1 % a second for 10 s, paused for
+        // 100 s, then on at 1 % a second.
+        for t in stride(from: 0.0, through: 40, by: 1) { observe(t, 0.005 * t) }
+        for t in stride(from: 41.0, through: 100, by: 1) { observe(t, 0.2) }
+        for t in stride(from: 101.0, through: 110, by: 1) { observe(t, 0.2 + 0.01 * (t - 100)) }
+        for t in stride(from: 111.0, through: 210, by: 1) { observe(t, 0.3, paused: true) }
+        for t in stride(from: 211.0, through: 215, by: 1) { observe(t, 0.3 + 0.01 * (t - 210)) }
+        let now = base + 215
+        // Fifteen seconds of moving since the stall: not settled, and its speed is the stretch's.
+        #expect(!policy.resumeSettled(memory, at: now))
+        let rate = try #require(policy.resumedRate(memory, at: now))
+        #expect(abs(rate - 0.01) < 1e-6, "\(rate) a second")
+    }
+}
+
 /// Where a push anchors the bar of a job that stopped moving.
 @Suite("Economy policy: a stopped job's bar")
 struct StoppedBarTests {

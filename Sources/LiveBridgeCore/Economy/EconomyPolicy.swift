@@ -168,7 +168,9 @@ public struct EconomyPolicy: Sendable {
             if let gap = memory.pace.gap, let last = memory.pace.corners.last?.time {
                 before = max(0, pausedAt - last - gap)
             }
-            memory.pace.resumed(after: truth.time - pausedAt + before)
+            let cut = truth.time - pausedAt + before
+            memory.pace.resumed(after: cut)
+            memory.movedAgainAt = memory.movedAgainAt.map { $0 + cut }
         }
         memory.pausedAt = nil
         if truth.finish != nil { memory.sourceFinishAt = truth.time }
@@ -908,10 +910,10 @@ public struct EconomyPolicy: Sendable {
     /// (`resumeSettled`) but spans `paceMinimumSpan` and two advances: a push the standing bar
     /// forces before then glides at the speed the job came back at, not the one before the stall.
     func resumedRate(_ memory: Memory, at t: Double) -> Double? {
-        guard let moved = memory.movedAgainAt, !resumeSettled(memory, at: t),
-            let first = memory.pace.corners.first(where: { $0.time >= moved - 1e-9 }),
-            let last = memory.pace.corners.last, last.time - first.time >= settings.paceMinimumSpan,
-            memory.pace.corners.filter({ $0.time >= moved - 1e-9 }).count >= 3
+        guard let moved = memory.movedAgainAt, !resumeSettled(memory, at: t) else { return nil }
+        let since = memory.pace.corners.filter { $0.time >= moved - 1e-9 }
+        guard since.count >= 3, let first = since.first, let last = since.last,
+            last.time - first.time >= settings.paceMinimumSpan
         else { return nil }
         return (last.progress - first.progress) / (last.time - first.time)
     }
