@@ -119,6 +119,16 @@ struct LeanBoundTests {
 /// A bar rising away from a floored count that reads the same until its step lands.
 @Suite("Economy policy: a bar above a flat count")
 struct FlatCountTests {
+    /// A running job's decision at its reading `truth`, the phone gliding on `anchor` since it was
+    /// pushed, the job started at `LeanTests.base`.
+    static func gliding(_ truth: TruthSample, anchor: DisplayAnchor) -> EconomyPolicy.Situation {
+        EconomyPolicy.Situation(
+            truth: truth, anchor: anchor, phase: "active", pushedPhase: "active", cardChanged: false,
+            carriesProgress: true, hasGlided: true, needsResync: false, lastPushAt: anchor.time,
+            startedAt: LeanTests.base, heartbeatDue: nil, anchorDeadline: nil, pushedRemaining: nil,
+            now: truth.time)
+    }
+
     @Test(
         "a bar that will be past ε above a whole percent by its next reading is corrected at this one when the percent is read many times per step",
         arguments: [10.0, 20])
@@ -138,10 +148,7 @@ struct FlatCountTests {
         let shownNow = anchor.shown(at: truth.time, model: .interpolating) - 0.1
         let shownNext = anchor.shown(at: truth.time + poll, model: .interpolating) - 0.1
         #expect(shownNow < epsilon && shownNext > epsilon, "\(shownNow) now, \(shownNext) at the next reading")
-        let situation = EconomyPolicy.Situation(
-            truth: truth, anchor: anchor, phase: "active", pushedPhase: "active", cardChanged: false,
-            carriesProgress: true, hasGlided: true, needsResync: false, lastPushAt: base + 1000,
-            startedAt: base, heartbeatDue: nil, anchorDeadline: nil, pushedRemaining: nil, now: truth.time)
+        let situation = Self.gliding(truth, anchor: anchor)
         var decided = memory
         let decision = policy.decide(situation, budget: .none, frozen: false, memory: &decided)
         #expect(decision?.reason == .displayError, "\(String(describing: decision))")
@@ -161,10 +168,7 @@ struct FlatCountTests {
         let anchor = DisplayAnchor(
             progress: count, time: base + 1000, endDate: base + 1000 + (1 - count) / slope, live: true)
         #expect(anchor.shown(at: truth.time + 60, model: .interpolating) - count > epsilon)
-        let situation = EconomyPolicy.Situation(
-            truth: truth, anchor: anchor, phase: "active", pushedPhase: "active", cardChanged: false,
-            carriesProgress: true, hasGlided: true, needsResync: false, lastPushAt: base + 1000,
-            startedAt: base, heartbeatDue: nil, anchorDeadline: nil, pushedRemaining: nil, now: truth.time)
+        let situation = Self.gliding(truth, anchor: anchor)
         #expect(!policy.outrunsFlatCount(situation, anchor: anchor, tolerance: epsilon, frozen: false, memory: memory))
     }
 }

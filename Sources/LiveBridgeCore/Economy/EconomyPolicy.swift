@@ -643,17 +643,16 @@ public struct EconomyPolicy: Sendable {
         // A stepwise value is the floor of the truth: the truth is up to a step above it, and no
         // further than the pace has gone since the value last read lower (a whole percent seen
         // one poll after its step).
+        let atCorner = abs(last.progress - observed) < 1e-9
         var above = truth.resolution
-        if above > 0, let below = memory.pace.belowAt, abs(last.progress - observed) < 1e-9 {
+        if above > 0, atCorner, let below = memory.pace.belowAt {
             above = min(above, rate * max(0, now - below))
         }
         let lowest = min(progress, observed + above - reach)
         // A count that stands between its steps (articles landing) is the truth until its next
         // step: a bar rising at the pace is that step above it before the step lands.
         var ahead = 0.0
-        if memory.pace.repeats, truth.resolution <= 0, let step = memory.pace.step,
-            abs(last.progress - observed) < 1e-9
-        {
+        if atCorner, memory.pace.repeats, truth.resolution <= 0, let step = memory.pace.step {
             ahead = max(0, step - rate * (now - last.time))
         }
         let highest = min(1, max(progress, observed + reach - ahead))
