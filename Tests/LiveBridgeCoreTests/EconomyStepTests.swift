@@ -343,6 +343,27 @@ struct EconomyNoIdlePushTests {
         let bursts = zip(corrections, corrections.dropFirst()).filter { $1.time - $0.time < 10 }
         #expect(bursts.count <= 2, "\(bursts.map { $0.0.time - EconomyStepTests.base })")
     }
+
+    @Test(
+        "a slow download's first burst of articles, far above ε, is pushed once: the count read again pushes no second bar like the first",
+        arguments: [(0.0135, 9, 55.0, 3.0), (0.01, 12, 40.0, 3.0), (0.02, 5, 70.0, 5.0)])
+    func firstBurstPushedOnce(article: Double, burst: Int, gap: Double, poll: Double) {
+        // The connections' first articles land together between the first two polls, then one
+        // article every `gap` seconds.
+        var landings = Array(repeating: poll - 0.5, count: burst)
+        while Double(landings.count) * article < 1 - 1e-9 { landings.append(landings.last! + gap) }
+        let updates = EconomyStepTests.polledCount(landings: landings, step: article, poll: poll, remaining: true)
+        let result = EconomySimulation(model: .interpolating, settings: EconomySettings()).run(updates)
+        let burstSeen = EconomyStepTests.base + poll
+        let glides = (result.anchors["job"] ?? []).filter {
+            $0.live && $0.time >= burstSeen && $0.time < burstSeen + gap - poll
+        }
+        // Before, the staircase read from that one step put the glide half a step below the
+        // count, a push put the bar back on the count (never back below it), and the bar was
+        // judged off its glide again at every poll: three gliding bars alike in 6 s, then the
+        // push that stands the bar still while the next article is awaited (still made).
+        #expect(glides.count == 1, "\(glides.map { ($0.time - burstSeen, $0.progress) })")
+    }
 }
 
 /// A slow server's connections finish their articles together: a burst of advances, then a wait

@@ -659,6 +659,19 @@ public struct EconomyPolicy: Sendable {
         return min(highest, max(lowest, max(0, progress + lean)))
     }
 
+    /// True when a push now would put the bar within `tolerance` of `target` at `now`, or nearer it
+    /// than `error` by half of ε: a push the same check would judge as far off again is none.
+    func replanCloser(
+        _ s: Situation, anchor: DisplayAnchor, to target: Double, than error: Double, tolerance: Double, frozen: Bool,
+        memory: Memory
+    ) -> Bool {
+        let replan = plan(
+            s.truth, memory: memory, paused: false, startedAt: s.startedAt, frozen: frozen,
+            fallbackProgress: anchor.progress, current: anchor, at: s.now)
+        let after = abs(replan.anchor.shown(at: s.truth.time, model: model) - target)
+        return after <= tolerance || after < error - settings.maxDisplayError / 2
+    }
+
     /// A floored count read several times per step (a printer's whole percent polled every 10 s)
     /// reads the same until its step lands, and the observations judge the bar against what they
     /// read: a bar that will have risen past `tolerance` above the count by the next reading is
@@ -808,7 +821,15 @@ public struct EconomyPolicy: Sendable {
             if let now = progress(truth, memory: memory, at: t) {
                 let shownNow = anchor.shown(at: t, model: model)
                 let errorNow = abs(shownNow - now)
-                if errorNow > glideTolerance(shownNow, below: now, memory, epsilon: epsilon), staticSpacingOK {
+                let nowTolerance = glideTolerance(shownNow, below: now, memory, epsilon: epsilon)
+                // Only a push that moves the bar toward that estimate: a coarse staircase read from
+                // one large first step has its glide half a step below the count, and a push puts
+                // the bar on the count (never back below it), judged as far off at the next poll.
+                if errorNow > nowTolerance, staticSpacingOK,
+                    replanCloser(
+                        s, anchor: anchor, to: now, than: errorNow, tolerance: nowTolerance, frozen: frozen,
+                        memory: memory)
+                {
                     return .displayError
                 }
                 // A prediction needs news: an advance since the last push (a bar re-anchored on
