@@ -56,6 +56,59 @@ struct EconomyPolicyTests {
         #expect(result.totalPushes <= 5, "\(result.pushes.map { ($0.time - Self.base, $0.frame.reason) })")
     }
 
+    /// A download of `duration` seconds whose articles (0.5 % of the job each) land unevenly, polled
+    /// every 4 s; from `from` to `from + lasting` the client's speed meter reads a burst and states
+    /// half the time left.
+    static func estimateBlip(duration: Double, from: Double, lasting: Double, seed: UInt64) -> [ActivityUpdate] {
+        var random = SeededRandom(seed: seed)
+        let article = 0.005
+        var landings: [Double] = []
+        var t = 0.0
+        while Double(landings.count) * article < 1 - 1e-9 {
+            t += article * duration * Double.random(in: 0.5...1.5, using: &random)
+            landings.append(t)
+        }
+        let end = landings.last!
+        var updates: [ActivityUpdate] = []
+        for t in stride(from: 0.0, to: end, by: 4) {
+            let left = end - t
+            let blip = t >= from && t < from + lasting
+            updates.append(
+                ActivityUpdate(
+                    slug: "job", name: "Job", phase: .active, content: GenericContent(state: "Downloading"),
+                    progress: Double(landings.filter { $0 <= t }.count) * article,
+                    eta: .remaining(blip ? left / 2 : left), observedAt: Self.base + t))
+        }
+        updates.append(Self.ended("job", "Job", state: "Complete", at: Self.base + end))
+        return updates
+    }
+
+    @Test(
+        "a download client's estimate that halves for a while just after a push, the count keeping its pace, seldom moves the countdown"
+    )
+    func estimateBlipAfterPush() {
+        let settings = EconomySettings()
+        var moved: [UInt64] = []
+        let seeds: [UInt64] = Array(1...20)
+        for seed in seeds {
+            let duration = [600.0, 900, 1200, 1800, 2400][Int(seed) % 5]
+            let from = 5 + Double(seed % 3) * 5
+            let updates = Self.estimateBlip(duration: duration, from: from, lasting: 40, seed: seed)
+            let result = EconomySimulation(model: .interpolating, settings: settings).run(updates)
+            let blip = result.pushes.filter {
+                $0.frame.reason == .etaMoved && $0.time - Self.base < from + 40 + settings.etaPersistence
+            }
+            if !blip.isEmpty { moved.append(seed) }
+            // The bar is held within ε (to a grid point) either way: what is saved is the countdown's.
+            #expect(result.maxError <= settings.maxDisplayError + 0.002, "seed \(seed): max error \(result.maxError)")
+        }
+        // Within `etaTrendMinimum` of the seed the progress since it is too short to judge; the
+        // pace measured so far is the second opinion there. Before, the estimate alone was
+        // believed: its countdown was pushed in 14 of these 20 jobs; now in 7, where the few
+        // articles landed so far run fast too.
+        #expect(moved.count * 5 <= seeds.count * 2, "countdown moved for the blip in \(moved)")
+    }
+
     @Test("a source's estimate days ahead after a stall is not pushed; the pace's finish is", arguments: [1, 2, 3])
     func noAbsurdCountdown(seed: Int) {
         // 1 %/s (scaled by the seed) for 40 s, then a one-minute stall, then the job moves again

@@ -892,7 +892,8 @@ public struct EconomyPolicy: Sendable {
             // estimate then); this rule keeps the countdown honest, so only a move a person
             // would notice counts.
             if abs(expected - endDate) > tolerance, remaining >= settings.etaQuietTail,
-                trendDisagrees(with: endDate, tolerance: tolerance, truth: truth, anchor: anchor, frozen: frozen)
+                trendDisagrees(
+                    with: endDate, tolerance: tolerance, truth: truth, anchor: anchor, frozen: frozen, memory: memory)
             {
                 if persisted(since: t, memory: &memory) { return .etaMoved }
             } else {
@@ -1004,15 +1005,23 @@ public struct EconomyPolicy: Sendable {
     /// push for the wandering estimate would be spent for nothing. A fixed finish (a timer) is
     /// exact, so it needs no second opinion, and neither does a source without a progress value.
     private func trendDisagrees(
-        with endDate: Double, tolerance: Double, truth: TruthSample, anchor: DisplayAnchor, frozen: Bool
+        with endDate: Double, tolerance: Double, truth: TruthSample, anchor: DisplayAnchor, frozen: Bool,
+        memory: Memory
     ) -> Bool {
         guard !truth.fixedFinish, let progress = truth.progress else { return true }
         let elapsed = truth.progressTime - anchor.time
-        // Too soon after the push to judge a pace: trust the estimate unless it moved a lot.
-        guard elapsed >= settings.etaTrendMinimum else { return true }
         let advanced = progress - anchor.progress
-        guard advanced > 0 else { return true }
-        let trendFinish = truth.progressTime + (1 - progress) * elapsed / advanced
+        // Too soon after the push to judge the progress since (or none since), the pace measured
+        // so far is the second opinion: a slow server's speed meter reading a burst of articles
+        // states half the time left for a minute, and the count's pace does not follow it.
+        let trendFinish: Double
+        if elapsed >= settings.etaTrendMinimum, advanced > 0 {
+            trendFinish = truth.progressTime + (1 - progress) * elapsed / advanced
+        } else if let rate = memory.pace.rate(at: truth.progressTime, minimumSpan: settings.paceMinimumSpan), rate > 0 {
+            trendFinish = truth.progressTime + (1 - progress) / rate
+        } else {
+            return true
+        }
         return abs(
             self.endDate(forFinish: trendFinish, progress: progress, fixed: false, frozen: frozen, at: truth.time)
                 - endDate) > tolerance
