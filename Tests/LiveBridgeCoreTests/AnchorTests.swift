@@ -94,6 +94,29 @@ struct LeanBoundTests {
     }
 
     @Test(
+        "an exact count whose next step is overdue is the truth until it lands: no lean above it",
+        arguments: [0.01, 0.0133])
+    func overdueExactCountNoLeanAbove(step: Double) throws {
+        let policy = EconomyPolicy(settings: EconomySettings(), model: .interpolating)
+        // Articles: a step every 20 s read every 5 s up to 600 s; the next one, due at 620 s, has
+        // not landed by 630 s.
+        var (memory, truth) = Self.memory(policy, step: step, stepTime: 20, poll: 5, until: 600, resolution: 0)
+        let count = try #require(truth.progress)
+        for reading in stride(from: 605.0, through: 630, by: 5) {
+            truth = TruthSample(progress: count, time: LeanTests.base + reading, finish: nil, fixedFinish: false)
+            policy.observe(truth, paused: false, startedAt: LeanTests.base, memory: &memory)
+        }
+        #expect(!policy.stalled(memory, at: truth.time), "a late step, not a stall")
+        let now = truth.time
+        // A countdown twice as long as the count's speed gives: the pace heads above the bar.
+        let endDate = now + 2 * (1 - count) / (step / 20)
+        let leaned = policy.leaning(count, toward: endDate, truth: truth, memory: memory, at: now)
+        // A bar leaned above a count that stands was past ε above it polls before the step came
+        // (a slow server's unrepairable download, the same correction pushed twice 9 s apart).
+        #expect(leaned <= count + 1e-9, "\(leaned) above the count \(count)")
+    }
+
+    @Test(
         "a lean below a whole percent seen a poll after its step goes as far as the truth can be above it by then, not a whole percent",
         arguments: [30.0, 20])
     func flooredCountLeansBelow(poll: Double) throws {

@@ -650,10 +650,13 @@ public struct EconomyPolicy: Sendable {
         }
         let lowest = min(progress, observed + above - reach)
         // A count that stands between its steps (articles landing) is the truth until its next
-        // step: a bar rising at the pace is that step above it before the step lands.
+        // step: a bar rising at the pace is that step above it before the step lands. Once that
+        // step is overdue the count is all there is: no lean above it (a bar leaned above a late
+        // article's count was past the tolerance polls before it landed, and pushed again alike).
         var ahead = 0.0
         if atCorner, memory.pace.repeats, truth.resolution <= 0, let step = memory.pace.step {
-            ahead = max(0, step - rate * (now - last.time))
+            let due = step - rate * (now - last.time)
+            ahead = due >= 0 ? due : reach
         }
         let highest = min(1, max(progress, observed + reach - ahead))
         return min(highest, max(lowest, max(0, progress + lean)))
