@@ -662,8 +662,9 @@ public struct EconomyPolicy: Sendable {
         return min(highest, max(lowest, max(0, progress + lean)))
     }
 
-    /// True when a push now would put the bar within `tolerance` of `target` at `now`, or nearer it
-    /// than `error` by half of ε: a push the same check would judge as far off again is none.
+    /// True when a push now would put the bar within `tolerance` of `target` at the observation's
+    /// time, or nearer it than `error` by half of ε: a push the same check would judge as far off
+    /// again is none.
     func replanCloser(
         _ s: Situation, anchor: DisplayAnchor, to target: Double, than error: Double, tolerance: Double, frozen: Bool,
         memory: Memory
