@@ -12,11 +12,20 @@ struct LeanTests {
     static func memory(_ policy: EconomyPolicy, advances: [Double], step: Double, until: Double)
         -> (EconomyPolicy.Memory, TruthSample)
     {
+        memory(policy, poll: 30, until: until) { reading in Double(advances.filter { $0 <= reading }.count) * step }
+    }
+
+    /// A count read every `poll` seconds (`count` at each reading, seconds from the start) with the
+    /// resolution `resolution`, folded into a fresh memory up to `until`.
+    static func memory(
+        _ policy: EconomyPolicy, poll: Double, until: Double, resolution: Double = 0, count: (Double) -> Double
+    ) -> (EconomyPolicy.Memory, TruthSample) {
         var memory = EconomyPolicy.Memory()
         var sample = TruthSample(progress: 0, time: base, finish: nil, fixedFinish: false)
-        for poll in stride(from: 0.0, through: until, by: 30) {
-            let count = Double(advances.filter { $0 <= poll }.count) * step
-            sample = TruthSample(progress: count, time: base + poll, finish: nil, fixedFinish: false)
+        for reading in stride(from: 0.0, through: until, by: poll) {
+            sample = TruthSample(
+                progress: count(reading), time: base + reading, finish: nil, fixedFinish: false,
+                resolution: resolution)
             policy.observe(sample, paused: false, startedAt: base, memory: &memory)
         }
         return (memory, sample)
@@ -59,16 +68,9 @@ struct LeanBoundTests {
     static func memory(
         _ policy: EconomyPolicy, step: Double, stepTime: Double, poll: Double, until: Double, resolution: Double
     ) -> (EconomyPolicy.Memory, TruthSample) {
-        var memory = EconomyPolicy.Memory()
-        var sample = TruthSample(progress: 0, time: LeanTests.base, finish: nil, fixedFinish: false)
-        for reading in stride(from: 0.0, through: until, by: poll) {
-            let count = (reading / stepTime + 1e-9).rounded(.down) * step
-            sample = TruthSample(
-                progress: count, time: LeanTests.base + reading, finish: nil, fixedFinish: false,
-                resolution: resolution)
-            policy.observe(sample, paused: false, startedAt: LeanTests.base, memory: &memory)
+        LeanTests.memory(policy, poll: poll, until: until, resolution: resolution) { reading in
+            (reading / stepTime + 1e-9).rounded(.down) * step
         }
-        return (memory, sample)
     }
 
     @Test(

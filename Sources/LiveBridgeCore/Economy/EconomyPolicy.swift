@@ -662,6 +662,16 @@ public struct EconomyPolicy: Sendable {
         return min(highest, max(lowest, max(0, progress + lean)))
     }
 
+    /// The anchor a correction pushed now would give the running job's bar, for the rules that
+    /// push only a correction that does better than the bar on the phone (`anchor`).
+    func replanned(_ s: Situation, anchor: DisplayAnchor, frozen: Bool, memory: Memory) -> DisplayAnchor {
+        plan(
+            s.truth, memory: memory, paused: false, startedAt: s.startedAt, frozen: frozen,
+            fallbackProgress: anchor.progress, current: anchor, at: s.now
+        )
+        .anchor
+    }
+
     /// True when a push now would put the bar within `tolerance` of `target` at the observation's
     /// time, or nearer it than `error` by half of ε: a push the same check would judge as far off
     /// again is none.
@@ -669,10 +679,8 @@ public struct EconomyPolicy: Sendable {
         _ s: Situation, anchor: DisplayAnchor, to target: Double, than error: Double, tolerance: Double, frozen: Bool,
         memory: Memory
     ) -> Bool {
-        let replan = plan(
-            s.truth, memory: memory, paused: false, startedAt: s.startedAt, frozen: frozen,
-            fallbackProgress: anchor.progress, current: anchor, at: s.now)
-        let after = abs(replan.anchor.shown(at: s.truth.time, model: model) - target)
+        let after = abs(
+            replanned(s, anchor: anchor, frozen: frozen, memory: memory).shown(at: s.truth.time, model: model) - target)
         return after <= tolerance || after < error - settings.maxDisplayError / 2
     }
 
@@ -693,10 +701,8 @@ public struct EconomyPolicy: Sendable {
         else { return false }
         let next = truth.time + gap
         guard anchor.shown(at: next, model: model) - p > tolerance else { return false }
-        let replan = plan(
-            truth, memory: memory, paused: false, startedAt: s.startedAt, frozen: frozen,
-            fallbackProgress: anchor.progress, current: anchor, at: s.now)
-        return replan.anchor.shown(at: next, model: model) - p <= tolerance
+        return replanned(s, anchor: anchor, frozen: frozen, memory: memory).shown(at: next, model: model) - p
+            <= tolerance
     }
 
     /// When a gliding bar must be re-anchored because `end_date` is about to pass with the job
@@ -854,11 +860,9 @@ public struct EconomyPolicy: Sendable {
                         // Only a push whose bar does better by then: an anchor no closer to that
                         // projection (its slope set by the finish, not by this pace) would be
                         // pushed again at every observation.
-                        let replan = plan(
-                            truth, memory: memory, paused: false, startedAt: s.startedAt, frozen: frozen,
-                            fallbackProgress: anchor.progress, current: anchor, at: s.now)
-                        let replanned = abs(replan.anchor.shown(at: ahead, model: model) - expected)
-                        if replanned < predicted - epsilon / 2 || replanned <= epsilon { return .displayError }
+                        let replan = replanned(s, anchor: anchor, frozen: frozen, memory: memory)
+                        let after = abs(replan.shown(at: ahead, model: model) - expected)
+                        if after < predicted - epsilon / 2 || after <= epsilon { return .displayError }
                     }
                 }
             }
