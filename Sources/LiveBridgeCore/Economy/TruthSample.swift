@@ -240,6 +240,10 @@ public struct FinishTrack: Sendable, Hashable {
     private(set) var points: [Point] = []
     /// When the source first stated a finish since the track was last reset.
     private var since: Double?
+    /// The earliest and latest finish among `points`, kept as they are added and dropped (the
+    /// policy asks `steady` several times a decision; a long job keeps thousands of points).
+    private var lowest = Double.infinity
+    private var highest = -Double.infinity
 
     public init() {}
 
@@ -251,25 +255,34 @@ public struct FinishTrack: Sendable, Hashable {
         let first = since ?? time
         since = first
         points.append(Point(time: time, finish: finish))
+        lowest = min(lowest, finish)
+        highest = max(highest, finish)
         let kept = max(window, ageShare * (time - first))
-        while points.count > 2, points[1].time <= time - kept { points.removeFirst() }
+        var dropped = 0
+        var extremeDropped = false
+        while points.count - dropped > 2, points[dropped + 1].time <= time - kept {
+            extremeDropped = extremeDropped || points[dropped].finish == lowest || points[dropped].finish == highest
+            dropped += 1
+        }
+        guard dropped > 0 else { return }
+        points.removeFirst(dropped)
+        if extremeDropped {
+            lowest = points.lazy.map(\.finish).min() ?? .infinity
+            highest = points.lazy.map(\.finish).max() ?? -.infinity
+        }
     }
 
     /// Forgets everything (a pause, a source without an estimate).
     mutating func reset() {
         points.removeAll()
         since = nil
+        lowest = .infinity
+        highest = -.infinity
     }
 
     /// True when the points span at least `span` seconds and their finishes lie within `tolerance`.
     func steady(span: Double, tolerance: Double) -> Bool {
         guard let first = points.first, let last = points.last, last.time - first.time >= span else { return false }
-        var lowest = Double.infinity
-        var highest = -Double.infinity
-        for point in points {
-            lowest = min(lowest, point.finish)
-            highest = max(highest, point.finish)
-        }
         return highest - lowest <= tolerance
     }
 }
