@@ -536,8 +536,9 @@ public struct EconomyPolicy: Sendable {
         switch model {
         case .interpolating:
             // A short tail still glides when a bar standing still would fall more than ε behind
-            // (more than ε left to go): its `end_date` then leaves room for the re-anchor lead, so
-            // a job finishing on time ends before the deadline re-anchor would fire.
+            // (more than ε left to go): its `end_date` then leaves room for the end to be seen, a
+            // poll after the finish, and a job on track to that (`onTrack`) is not re-anchored
+            // before it.
             let window = liveWindow(at: now, startedAt)
             let tail =
                 !sample.fixedFinish && remaining > 0 && 1 - plan.progress > settings.maxDisplayError
@@ -546,10 +547,11 @@ public struct EconomyPolicy: Sendable {
                     forFinish: finish, progress: plan.progress, fixed: sample.fixedFinish, frozen: frozen, at: now)
                 var padded = false
                 if remaining < window {
-                    // The end arrives one of the source's usual gaps after the progress reaches
-                    // the finish; the deadline re-anchor fires `deadlineLead` before `end_date`.
-                    let arrival = (finish + settings.deadlineLead + (memory.pace.gap ?? settings.deadlineLead)).rounded(
-                        .up)
+                    // The end is seen one of the source's polls after the progress reaches the
+                    // finish. Aimed `deadlineLead` past that too, so that the re-anchor before
+                    // `end_date` came after the end, the glide lagged the truth by as much: a fast
+                    // download's last 16 s after a stall were corrected at nearly every poll.
+                    let arrival = (finish + (memory.observationGap ?? settings.deadlineLead)).rounded(.up)
                     padded = arrival > date
                     date = max(date, arrival)
                 }
@@ -719,6 +721,20 @@ public struct EconomyPolicy: Sendable {
             return endDate + settings.fixedFinishGrace
         }
         return endDate - settings.deadlineLead
+    }
+
+    /// True when the job is estimated to finish by the pushed `end_date` (a tail aimed at its
+    /// finish), or when the pushed progress the bar falls back to once `end_date` passes is within
+    /// ε of the finish and of the latest count (the truth lies between them until the end): the
+    /// deadline re-anchor would be spent on a bar that stays true without it.
+    public func onTrack(_ anchor: DisplayAnchor?, truth: TruthSample, memory: Memory, at now: Double) -> Bool {
+        guard let anchor, let endDate = anchor.endDate, !truth.fixedFinish else { return false }
+        let epsilon = settings.maxDisplayError
+        if let count = truth.progress, 1 - anchor.progress <= epsilon, abs(anchor.progress - count) <= epsilon {
+            return true
+        }
+        guard let finish = finish(truth, memory: memory, at: now) else { return false }
+        return finish + (memory.observationGap ?? 0) <= endDate
     }
 
     /// When a heartbeat is due before the service's `stale_ttl` runs out.

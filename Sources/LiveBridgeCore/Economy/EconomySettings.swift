@@ -37,11 +37,12 @@ public struct EconomySettings: Sendable, Hashable {
     /// and running cannot spend the month past its budget.
     public var essentialPauses: Int = 3
     /// A job that resumes after a pause glides from its resume push when its usual advance is at
-    /// most this share of ε (a whole percent of a print): the bar then stays within ε until the
-    /// first advance after the resume, and the push that would start the glide then is saved.
-    /// Coarser sources stand still until they move again (a glide would run ε ahead of a count
-    /// that has not moved yet: a push either way).
-    public var resumeGlideStepShare: Double = 0.5
+    /// most this share of ε — every job, as it stands (∞): the bar then stays within ε until the
+    /// first advance after the resume (a whole percent of a print is minutes away), and the push
+    /// that would start the glide then is saved. A share of ½ held coarse SABnzbd counts still
+    /// until they moved; since a short tail aims at its finish that costs the paused-download
+    /// recordings a push and saves none (`ResumeGlideTests`).
+    public var resumeGlideStepShare: Double = .infinity
     /// Lower bound of the `stale_ttl` derived from the ETA.
     public var staleTTLMinimum: Double = 3600
     /// Upper bound of the derived `stale_ttl`: a card whose bridge stopped is called stale within
@@ -69,7 +70,8 @@ public struct EconomySettings: Sendable, Hashable {
     /// `dismissal_ttl` sent on create.
     public var dismissalTTL: Int = 900
     /// Re-anchor this many seconds before `end_date` passes while the job still runs (the bar
-    /// would otherwise fall back to the pushed progress).
+    /// would otherwise fall back to the pushed progress), unless the latest observation says it
+    /// ends, seen a poll later, by then (`EconomyPolicy.onTrack`).
     public var deadlineLead: Double = 3
     /// `end_date` is set up to this much after the estimated finish, or `finishPadShare` of the
     /// time left if that is more (never more than keeps the glide within `finishPadErrorShare` × ε

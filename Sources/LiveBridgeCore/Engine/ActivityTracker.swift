@@ -29,7 +29,9 @@ public struct ActivityTracker: Sendable {
     /// The content as the service stores it after our pushes (our model of it).
     public private(set) var stored: JSONValue = .object([:])
     /// What the phone was last told about the bar.
-    public private(set) var anchor: DisplayAnchor?
+    public private(set) var anchor: DisplayAnchor? {
+        didSet { refreshOnTrack() }
+    }
     public private(set) var lastPushAt: Double?
     /// The latest truth.
     public private(set) var truth: TruthSample?
@@ -51,6 +53,8 @@ public struct ActivityTracker: Sendable {
     private var endOutcome: ActivityOutcome?
     private var staleTTL: Double = 0
     private var suppressedDeadline: Double?
+    /// The `end_date` the latest observation says the job ends by (`refreshOnTrack`).
+    private var onTrackEndDate: Double?
     private var needsResync = false
     /// The monthly budget allows only starts and ends right now (set by `handle`/`tick`).
     private var spendingFrozen = false
@@ -126,6 +130,7 @@ public struct ActivityTracker: Sendable {
         if progress != nil, let truth {
             policy.observe(truth, paused: update.phase == .paused, startedAt: startedAt ?? t, memory: &memory)
         }
+        refreshOnTrack()
         let stable = Self.stableContent(update.content)
         let phaseKind = Self.phaseKind(update.phase)
         var details = Self.stableContent(update.details)
@@ -344,7 +349,21 @@ public struct ActivityTracker: Sendable {
 
     /// When the glide must be re-anchored because `end_date` is about to pass with the job running.
     private var anchorDeadline: Double? {
-        policy.anchorDeadline(anchor, truth: truth, phase: lastPhaseKind, suppressed: suppressedDeadline)
+        policy.anchorDeadline(
+            anchor, truth: truth, phase: lastPhaseKind,
+            suppressed: onTrackEndDate != nil && onTrackEndDate == anchor?.endDate ? onTrackEndDate : suppressedDeadline
+        )
+    }
+
+    /// A job on track to end by its `end_date` needs no re-anchor before it: the deadline stays
+    /// away while the latest observation says so, and comes back when one says it is late. Read
+    /// when the observation or the anchor changes, not at every look at the deadline.
+    private mutating func refreshOnTrack() {
+        guard let truth, policy.onTrack(anchor, truth: truth, memory: memory, at: truth.time) else {
+            onTrackEndDate = nil
+            return
+        }
+        onTrackEndDate = anchor?.endDate
     }
 
     private var heartbeatDue: Double? {
