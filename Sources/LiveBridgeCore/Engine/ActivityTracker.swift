@@ -53,8 +53,8 @@ public struct ActivityTracker: Sendable {
     private var endOutcome: ActivityOutcome?
     private var staleTTL: Double = 0
     private var suppressedDeadline: Double?
-    /// The `end_date` the latest observation says the job ends by (`refreshOnTrack`).
-    private var onTrackEndDate: Double?
+    /// The latest observation says the job ends by the anchor's `end_date` (`refreshOnTrack`).
+    private var onTrack = false
     private var needsResync = false
     /// The monthly budget allows only starts and ends right now (set by `handle`/`tick`).
     private var spendingFrozen = false
@@ -351,19 +351,14 @@ public struct ActivityTracker: Sendable {
     private var anchorDeadline: Double? {
         policy.anchorDeadline(
             anchor, truth: truth, phase: lastPhaseKind,
-            suppressed: onTrackEndDate != nil && onTrackEndDate == anchor?.endDate ? onTrackEndDate : suppressedDeadline
-        )
+            suppressed: onTrack ? anchor?.endDate : suppressedDeadline)
     }
 
     /// A job on track to end by its `end_date` needs no re-anchor before it: the deadline stays
     /// away while the latest observation says so, and comes back when one says it is late. Read
     /// when the observation or the anchor changes, not at every look at the deadline.
     private mutating func refreshOnTrack() {
-        guard let truth, policy.onTrack(anchor, truth: truth, memory: memory, at: truth.time) else {
-            onTrackEndDate = nil
-            return
-        }
-        onTrackEndDate = anchor?.endDate
+        onTrack = truth.map { policy.onTrack(anchor, truth: $0, memory: memory, at: $0.time) } ?? false
     }
 
     private var heartbeatDue: Double? {
