@@ -230,22 +230,31 @@ struct MovedAgainTests {
 /// Where a push anchors the bar of a job that stopped moving.
 @Suite("Economy policy: a stopped job's bar")
 struct StoppedBarTests {
+    /// A count stepping `step` every 60 s, the last step at 600 s, polled every 30 s up to `until`
+    /// (seconds from the start), and the glide the phone shows from a push at `pushedAt` on the
+    /// count at the speed of its steps.
+    static func stairs(step: Double, until: Double, pushedAt: Double) throws -> (
+        policy: EconomyPolicy, memory: EconomyPolicy.Memory, truth: TruthSample, count: Double, glide: DisplayAnchor
+    ) {
+        let policy = EconomyPolicy(settings: EconomySettings(), model: .interpolating)
+        let (memory, truth) = LeanTests.memory(
+            policy, advances: Array(stride(from: 60.0, through: 600, by: 60)), step: step, until: until)
+        let count = try #require(truth.progress)
+        let pushed = LeanTests.base + pushedAt
+        let glide = DisplayAnchor(progress: count, time: pushed, endDate: pushed + (1 - count) * 60 / step, live: true)
+        return (policy, memory, truth, count, glide)
+    }
+
     @Test(
         "a job paused, or whose next step is overdue, is anchored at its count, not above it where a glide through its steps left the bar",
         arguments: [0.02, 0.04])
     func stoppedAtCount(step: Double) throws {
-        let policy = EconomyPolicy(settings: EconomySettings(), model: .interpolating)
-        // A step every 60 s, the last at 600 s; polled every 30 s up to 750 s without another:
-        // overdue (two of its gaps), not yet stalled (three).
-        let (memory, truth) = LeanTests.memory(
-            policy, advances: Array(stride(from: 60.0, through: 600, by: 60)), step: step, until: 750)
-        let count = try #require(truth.progress)
+        // Polled up to 750 s without another step: overdue (two of its gaps), not yet stalled
+        // (three).
+        let (policy, memory, truth, count, glide) = try Self.stairs(step: step, until: 750, pushedAt: 650)
         let now = LeanTests.base + 750
         #expect(!policy.stalled(memory, at: now))
         // The phone glides on from the last push, now above the count.
-        let glide = DisplayAnchor(
-            progress: count, time: LeanTests.base + 650, endDate: LeanTests.base + 650 + (1 - count) * 60 / step,
-            live: true)
         #expect(glide.shown(at: now, model: .interpolating) > count + step / 4)
         for paused in [false, true] {
             let plan = policy.plan(
@@ -254,6 +263,28 @@ struct StoppedBarTests {
             #expect(!plan.live, "paused: \(paused)")
             #expect(abs(plan.progress - count) < 1e-9, "paused: \(paused): \(plan.progress) for the count \(count)")
         }
+    }
+
+    @Test(
+        "a count its source says holds (a download's post-processing) stands at the count with no countdown, where the same count mid-download glides on",
+        arguments: [0.02, 0.04])
+    func holdingAtCount(step: Double) throws {
+        // Read at 630 s: the next step neither late nor overdue.
+        let (policy, memory, moving, count, glide) = try Self.stairs(step: step, until: 630, pushedAt: 600)
+        let now = moving.time
+        let running = policy.plan(
+            moving, memory: memory, paused: false, startedAt: LeanTests.base, frozen: false, fallbackProgress: nil,
+            current: glide, at: now)
+        #expect(running.live && running.endDate != nil)
+        var holding = moving
+        holding.holds = true
+        let plan = policy.plan(
+            holding, memory: memory, paused: false, startedAt: LeanTests.base, frozen: false, fallbackProgress: nil,
+            current: glide, at: now)
+        #expect(!plan.live && plan.endDate == nil)
+        #expect(abs(plan.progress - count) < 1e-9, "\(plan.progress) for the count \(count)")
+        #expect(policy.finish(holding, memory: memory, at: now) == nil)
+        #expect(policy.progress(holding, memory: memory, at: now + 60) == count)
     }
 }
 

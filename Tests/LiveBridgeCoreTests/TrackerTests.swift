@@ -328,6 +328,23 @@ struct TrackerTests {
         #expect(restored.tick(at: job.time + settings.endDisplay).map(\.kind) == [.end])
     }
 
+    @Test("a progress that holds (post-processing) is restored as holding after a restart")
+    func holdsFromSnapshot() throws {
+        var job = Trajectory()
+        job.run(rate: 1.0 / 3600, for: 120)
+        var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
+        for update in job.updates { _ = tracker.handle(update, at: update.observedAt!) }
+        var processing = job.update(.active, state: "Queued for processing", remaining: nil)
+        processing.progressHolds = true
+        _ = tracker.handle(processing, at: job.time)
+        #expect(tracker.truth?.holds == true)
+        let snapshot = JSONWriter.string(tracker.snapshot)
+        let restored = try #require(
+            ActivityTracker(snapshot: try JSONParser.parse(snapshot), model: .interpolating, settings: settings))
+        #expect(restored.truth?.holds == true)
+        #expect(restored.truth?.progress == tracker.truth?.progress)
+    }
+
     @Test("volatile details never trigger a push on their own")
     func detailsDoNotPush() {
         var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)

@@ -78,6 +78,10 @@ struct RecordedScenarioTests {
         #expect((switchUpdate.progress ?? 0) > 0.45 && (switchUpdate.progress ?? 0) < 0.55)
         let processing = try #require(updates.first { $0.stateText == "Queued for processing" })
         #expect(processing.content.accentColor.value == "purple" && processing.progress == 1)
+        // Post-processing moves no byte: its progress holds; a download's moves on.
+        let processingHolds = updates.filter { $0.stateText == "Queued for processing" }.allSatisfy { $0.progressHolds }
+        let downloadMoves = updates.filter { $0.stateText == "Downloading" }.allSatisfy { !$0.progressHolds }
+        #expect(processingHolds && downloadMoves)
         let end = try #require(updates.last)
         #expect(end.phase == .ended(.success) && end.subtitleText == "2 jobs · 62 MB · 1.0 MB/s avg")
         expectMonotonic(updates)

@@ -97,6 +97,10 @@ public struct ActivityUpdate: Sendable, Hashable {
     /// printer's minutes left), though this update may not carry one yet: a job's first frame
     /// without it waits for the source's next report (`EconomySettings.estimateWait`).
     public var statesFinish: Bool = false
+    /// The progress stands for this stage: the source no longer moves it (SABnzbd's post-processing,
+    /// after the download part is over). The bar shows it as it is, with no glide or countdown,
+    /// instead of where a glide through its last steps would have it.
+    public var progressHolds: Bool = false
     /// The configured source that reported it (`sources[].name`), set by the runtime; nil for a
     /// card from the activities API. Sinks use it to group and to pick per-source settings.
     public var source: String?

@@ -250,6 +250,8 @@ public struct EconomyPolicy: Sendable {
     /// the count before each step, and a step of more than ε would cost a push every step.
     public func progress(_ truth: TruthSample, memory: Memory, at now: Double) -> Double? {
         guard let p = truth.progress else { return nil }
+        // The source says its progress stands (a download whose post-processing has begun).
+        if truth.holds { return p }
         let age = now - truth.progressTime
         let offset = staircaseOffset(memory)
         guard age > 0 || offset > 0, age <= settings.truthMaximumAge, p < 1 else { return p }
@@ -374,7 +376,7 @@ public struct EconomyPolicy: Sendable {
     /// finish within `maximumCountdown`.
     public func finish(_ truth: TruthSample, memory: Memory, at now: Double) -> Double? {
         if truth.fixedFinish, let finish = truth.finish { return finish }
-        if stalled(memory, at: truth.time) { return nil }
+        if stalled(memory, at: truth.time) || truth.holds { return nil }
         let progress = self.progress(truth, memory: memory, at: now) ?? truth.progress ?? 0
         guard progress < 1 else { return nil }
         let stated = truth.finish.flatMap { now - truth.time <= settings.truthMaximumAge ? $0 : nil }
@@ -521,11 +523,12 @@ public struct EconomyPolicy: Sendable {
         // otherwise cost a push for every glide the count does not follow, then one to stop.
         let overdue = memory.pace.overdue(at: sample.time, gaps: settings.overdueGapFactor)
         let waiting = waitsForStep(sample, memory: memory, at: now)
-        let stopped = paused || (overdue && !sample.fixedFinish)
+        let stopped = paused || sample.holds || (overdue && !sample.fixedFinish)
         guard !stopped, !waiting, let finish = self.finish(sample, memory: memory, at: now) else {
             plan.progress = standing
-            // A job that stopped (paused, stalled, its next advance overdue) is where its count
-            // is: a bar left above it by a glide through a staircase's steps comes back to it.
+            // A job that stopped (paused, stalled, its next advance overdue, or at a stage its
+            // source says does not move it) is where its count is: a bar left above it by a glide
+            // through a staircase's steps comes back to it.
             if let count = sample.progress, stopped || stalled(memory, at: sample.time) {
                 plan.progress = min(1, max(0, count))
             }
@@ -895,9 +898,10 @@ public struct EconomyPolicy: Sendable {
         let finish = self.finish(truth, memory: memory, at: t)
         if gliding, let endDate = anchor.endDate {
             guard let finish else {
-                // Stalled, or no estimate left worth showing: the bar stops instead of gliding on.
+                // Stalled, holding, or no estimate left worth showing: the bar stops instead of
+                // gliding on.
                 memory.etaDeviationSince = nil
-                return stalled(memory, at: t) ? .displayError : nil
+                return stalled(memory, at: t) || truth.holds ? .displayError : nil
             }
             let remaining = max(0, finish - t)
             var tolerance =

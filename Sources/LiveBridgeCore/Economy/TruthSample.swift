@@ -17,10 +17,12 @@ public struct TruthSample: Sendable, Hashable, Codable {
     public var resolution: Double
     /// How precisely the source states its finish, seconds (60 for whole minutes).
     public var finishResolution: Double
+    /// True when the source says the progress stands in this stage (`ActivityUpdate.progressHolds`).
+    public var holds: Bool
 
     public init(
         progress: Double?, time: Double, progressTime: Double? = nil, finish: Double?, fixedFinish: Bool,
-        resolution: Double = 0, finishResolution: Double = 0
+        resolution: Double = 0, finishResolution: Double = 0, holds: Bool = false
     ) {
         self.progress = progress
         self.time = time
@@ -29,6 +31,7 @@ public struct TruthSample: Sendable, Hashable, Codable {
         self.fixedFinish = fixedFinish
         self.resolution = resolution
         self.finishResolution = finishResolution
+        self.holds = holds
     }
 }
 

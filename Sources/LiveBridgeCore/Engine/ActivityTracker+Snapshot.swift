@@ -21,6 +21,7 @@ extension ActivityTracker {
             if let progress = truth.progress { truthObject["progress"] = .number(progress) }
             if truth.progressTime != truth.time { truthObject["progressTime"] = .number(truth.progressTime) }
             if truth.resolution > 0 { truthObject["resolution"] = .number(truth.resolution) }
+            if truth.holds { truthObject["holds"] = .bool(true) }
             if let finish = truth.finish { truthObject["finish"] = .number(finish) }
             object["truth"] = .object(truthObject)
         }
@@ -62,7 +63,7 @@ extension ActivityTracker {
                 progress: object["progress"]?.doubleValue, time: time,
                 progressTime: object["progressTime"]?.doubleValue,
                 finish: object["finish"]?.doubleValue, fixedFinish: object["fixed"]?.boolValue ?? false,
-                resolution: object["resolution"]?.doubleValue ?? 0)
+                resolution: object["resolution"]?.doubleValue ?? 0, holds: object["holds"]?.boolValue ?? false)
         }
         restore(
             lifecycle: lifecycle, stored: snapshot["stored"] ?? .object([:]),

@@ -125,7 +125,7 @@ public struct ActivityTracker: Sendable {
         truth = TruthSample(
             progress: progress ?? truth?.progress, time: t, progressTime: progressTime, finish: finish,
             fixedFinish: fixed, resolution: update.progressResolution ?? truth?.resolution ?? 0,
-            finishResolution: update.etaResolution ?? 0)
+            finishResolution: update.etaResolution ?? 0, holds: update.progressHolds)
         if lifecycle == .idle || lifecycle == .ended { memory = EconomyPolicy.Memory() }
         if progress != nil, let truth {
             policy.observe(truth, paused: update.phase == .paused, startedAt: startedAt ?? t, memory: &memory)

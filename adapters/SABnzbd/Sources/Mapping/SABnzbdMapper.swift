@@ -526,6 +526,9 @@ public struct SABnzbdMapper: Sendable {
             details: card.details, progress: progress, eta: eta, priority: settings.priority, observedAt: t)
         // SABnzbd states a `timeleft` once the download has a speed.
         update.statesFinish = true
+        // Post-processing (queued, verifying, repairing, unpacking) moves no byte of the session:
+        // the progress stands where the download left it, also short of 100 % (missing articles).
+        update.progressHolds = stage == .postProcessing
         return update
     }
 
