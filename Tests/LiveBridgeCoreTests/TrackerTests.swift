@@ -345,6 +345,25 @@ struct TrackerTests {
         #expect(restored.truth?.progress == tracker.truth?.progress)
     }
 
+    @Test("a restart restores whether the job is on track: no deadline re-anchor before the next observation")
+    func onTrackFromSnapshot() throws {
+        // A 20-minute job at a steady speed: its glide's end_date lies past the finish (the pad),
+        // so the deadline re-anchor before it is kept away while the job is on track.
+        var job = Trajectory()
+        job.run(rate: 1.0 / 1200, for: 600)
+        var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
+        var frames: [ActivityFrame] = []
+        for update in job.updates { frames += tracker.handle(update, at: update.observedAt!) }
+        for frame in frames { tracker.acknowledge(frame, appliedAt: frame.time) }
+        let endDate = try #require(tracker.anchor?.endDate)
+        let deadline = try #require(tracker.nextDeadline)
+        #expect(deadline > endDate, "the deadline re-anchor at \(deadline - endDate) s from end_date")
+        let snapshot = JSONWriter.string(tracker.snapshot)
+        let restored = try #require(
+            ActivityTracker(snapshot: try JSONParser.parse(snapshot), model: .interpolating, settings: settings))
+        #expect(restored.nextDeadline == deadline)
+    }
+
     @Test("volatile details never trigger a push on their own")
     func detailsDoNotPush() {
         var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)

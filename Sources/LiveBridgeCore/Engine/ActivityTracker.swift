@@ -765,6 +765,9 @@ public struct ActivityTracker: Sendable {
         // Frames decided but never acknowledged may not have reached the service (they waited in
         // memory when the process stopped): the next push carries the whole content.
         self.needsResync = needsResync || self.deliveredSequence < sequence
+        // Whether the job is on track, from the restored truth's finish (the pace is not kept): a
+        // restart otherwise re-anchored a glide at its deadline before the next observation.
+        refreshOnTrack()
     }
 
     // MARK: - Helpers
