@@ -551,9 +551,10 @@ public struct EconomyPolicy: Sendable {
                 var padded = false
                 if remaining < window {
                     // The end is seen one of the source's polls after the progress reaches the
-                    // finish. Aimed `deadlineLead` past that too, so that the re-anchor before
-                    // `end_date` came after the end, the glide lagged the truth by as much: a fast
-                    // download's last 16 s after a stall were corrected at nearly every poll.
+                    // finish; no further (`onTrack` keeps the re-anchor before `end_date` away
+                    // from a job ending by then): every second aimed past that is lag behind the
+                    // truth, and a fast download's last 16 s after a stall were corrected at nearly
+                    // every poll when the glide was aimed `deadlineLead` later still.
                     let arrival = (finish + (memory.observationGap ?? settings.deadlineLead)).rounded(.up)
                     padded = arrival > date
                     date = max(date, arrival)

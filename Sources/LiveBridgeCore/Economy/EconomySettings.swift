@@ -70,8 +70,9 @@ public struct EconomySettings: Sendable, Hashable {
     /// `dismissal_ttl` sent on create.
     public var dismissalTTL: Int = 900
     /// Re-anchor this many seconds before `end_date` passes while the job still runs (the bar
-    /// would otherwise fall back to the pushed progress), unless the latest observation says it
-    /// ends, seen a poll later, by then (`EconomyPolicy.onTrack`).
+    /// would otherwise fall back to the pushed progress), unless the job is on track
+    /// (`EconomyPolicy.onTrack`): the latest observation says it ends, seen a poll later, by
+    /// then, or the bar was pushed within ε of its finish and of the count.
     public var deadlineLead: Double = 3
     /// `end_date` is set up to this much after the estimated finish, or `finishPadShare` of the
     /// time left if that is more (never more than keeps the glide within `finishPadErrorShare` × ε
