@@ -303,6 +303,13 @@ struct TrackerTests {
         #expect(tracker.tick(at: job.time + 10).allSatisfy { $0.kind != .end })
     }
 
+    /// `tracker` as a restarted bridge loads it: its snapshot written as JSON and read back.
+    func restarted(_ tracker: ActivityTracker) throws -> ActivityTracker {
+        let snapshot = JSONWriter.string(tracker.snapshot)
+        return try #require(
+            ActivityTracker(snapshot: try JSONParser.parse(snapshot), model: .interpolating, settings: settings))
+    }
+
     @Test("a restart mid-job resumes without a re-seed, and the end still arrives")
     func resumeFromSnapshot() throws {
         var job = Trajectory()
@@ -314,9 +321,7 @@ struct TrackerTests {
         for update in job.updates[..<split] { frames += tracker.handle(update, at: update.observedAt!) }
         // Delivered before the restart (delivery acknowledges each frame).
         for frame in frames { tracker.acknowledge(frame, appliedAt: frame.time) }
-        let snapshot = JSONWriter.string(tracker.snapshot)
-        var restored = try #require(
-            ActivityTracker(snapshot: try JSONParser.parse(snapshot), model: .interpolating, settings: settings))
+        var restored = try restarted(tracker)
         #expect(restored.lifecycle == .running)
         var after: [ActivityFrame] = []
         for update in job.updates[split...] { after += restored.handle(update, at: update.observedAt!) }
@@ -338,9 +343,7 @@ struct TrackerTests {
         processing.progressHolds = true
         _ = tracker.handle(processing, at: job.time)
         #expect(tracker.truth?.holds == true)
-        let snapshot = JSONWriter.string(tracker.snapshot)
-        let restored = try #require(
-            ActivityTracker(snapshot: try JSONParser.parse(snapshot), model: .interpolating, settings: settings))
+        let restored = try restarted(tracker)
         #expect(restored.truth?.holds == true)
         #expect(restored.truth?.progress == tracker.truth?.progress)
     }
@@ -358,9 +361,7 @@ struct TrackerTests {
         let endDate = try #require(tracker.anchor?.endDate)
         let deadline = try #require(tracker.nextDeadline)
         #expect(deadline > endDate, "the deadline re-anchor at \(deadline - endDate) s from end_date")
-        let snapshot = JSONWriter.string(tracker.snapshot)
-        let restored = try #require(
-            ActivityTracker(snapshot: try JSONParser.parse(snapshot), model: .interpolating, settings: settings))
+        let restored = try restarted(tracker)
         #expect(restored.nextDeadline == deadline)
     }
 
