@@ -141,7 +141,7 @@ extension BenchCommand {
             "absurdFinishFactor": \.absurdFinishFactor, "startWait": \.startWait,
             "estimateWait": \.estimateWait,
             "finishPadErrorShare": \.finishPadErrorShare, "frozenFinishPad": \.frozenFinishPad,
-            "errorLookaheadGaps": \.errorLookaheadGaps,
+            "errorLookaheadGaps": \.errorLookaheadGaps, "lookaheadStaircaseSpan": \.lookaheadStaircaseSpan,
             "driftAnchorShare": \.driftAnchorShare,
             "steadyFinishSteps": \.steadyFinishSteps, "etaMoveMinimum": \.etaMoveMinimum,
             "etaJobFraction": \.etaJobFraction, "staircaseOffsetShare": \.staircaseOffsetShare,

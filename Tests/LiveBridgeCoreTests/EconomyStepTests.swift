@@ -285,6 +285,77 @@ struct EconomyStepTests {
         #expect(predicted.isEmpty, "corrections of a bar within ε at \(predicted)")
     }
 
+    /// A small download from a slow news server whose articles (`article` of the job each) come
+    /// one by one over `connections` connections, each taking 0.5–1.5 × its usual `articleTime`
+    /// (a busy server), polled every `poll` seconds with the exact remaining time.
+    static func unevenArticles(article: Double, connections: Int, articleTime: Double, poll: Double, seed: UInt64)
+        -> [ActivityUpdate]
+    {
+        var random = SeededRandom(seed: seed)
+        var clocks = (0..<connections).map { _ in Double.random(in: 0...articleTime, using: &random) }
+        var landings: [Double] = []
+        for index in 0..<Int((1 / article).rounded(.up)) {
+            let connection = index % connections
+            clocks[connection] += articleTime * Double.random(in: 0.5...1.5, using: &random)
+            landings.append(clocks[connection])
+        }
+        landings.sort()
+        return polledCount(landings: landings, step: article, poll: poll, remaining: true)
+    }
+
+    /// A seeded slow-server download (articles of 1–3 % of the job over 1–4 connections, each
+    /// taking 10–60 s, polled every 2–5 s) under `settings`: its corrections within the first
+    /// `lookaheadStaircaseSpan`, the largest distance of the bar from the count at any of its
+    /// polls, and its article's share of the job.
+    static func unevenStart(seed: UInt64, settings: EconomySettings) -> (corrections: Int, worst: Double, step: Double)
+    {
+        var random = SeededRandom(seed: seed &* 7919)
+        let article = Double.random(in: 0.01...0.03, using: &random)
+        let connections = Int.random(in: 1...4, using: &random)
+        let articleTime = Double.random(in: 10...60, using: &random)
+        let poll = Double(Int.random(in: 2...5, using: &random))
+        let updates = unevenArticles(
+            article: article, connections: connections, articleTime: articleTime, poll: poll, seed: seed)
+        let result = EconomySimulation(model: .interpolating, settings: settings).run(updates)
+        let window = base + EconomySettings().lookaheadStaircaseSpan
+        let corrections = result.pushes.filter { $0.frame.reason == .displayError && $0.time < window }.count
+        let anchors = result.anchors["job"] ?? []
+        var worst = 0.0
+        for update in updates where update.phase == .active {
+            guard let t = update.observedAt, let progress = update.progress,
+                let anchor = anchors.last(where: { $0.time <= t })
+            else { continue }
+            worst = max(worst, abs(anchor.shown(at: t, model: .interpolating) - progress))
+        }
+        return (corrections, worst, article)
+    }
+
+    @Test(
+        "a slow server's first articles, landing unevenly, are not projected: the first minute costs fewer corrections than a pace read from the first bursts, and the bar is held to the count as often"
+    )
+    func unevenArticlesPredictNothing() {
+        var projecting = EconomySettings()
+        projecting.lookaheadStaircaseSpan = 0
+        var gated = 0
+        var projected = 0
+        var heldNow = 0
+        var heldBefore = 0
+        for seed in 1...24 as ClosedRange<UInt64> {
+            let now = Self.unevenStart(seed: seed, settings: EconomySettings())
+            let before = Self.unevenStart(seed: seed, settings: projecting)
+            gated += now.corrections
+            projected += before.corrections
+            // What it costs: nothing in how many jobs keep the bar within the count's tolerance at
+            // every poll (ε, or half a step and half of ε for steps coarser than ε).
+            let tolerance = max(EconomySettings().maxDisplayError, (now.step + EconomySettings().maxDisplayError) / 2)
+            if now.worst <= tolerance + 1e-9 { heldNow += 1 }
+            if before.worst <= tolerance + 1e-9 { heldBefore += 1 }
+        }
+        #expect(heldNow >= heldBefore, "bar held to the count on \(heldNow) jobs, \(heldBefore) projecting")
+        #expect(heldNow >= 20, "bar held to the count on \(heldNow) of 24 jobs")
+        #expect(gated < projected, "first-minute corrections: \(gated), projecting the first bursts: \(projected)")
+    }
+
     @Test(
         "a source that stops stating a finish mid-job (a paused job's last articles landing) keeps the bar gliding at the measured pace, not a push per step",
         arguments: [(0.05, 1.5, 10.0, 5.0), (0.04, 1.0, 8.0, 6.0), (0.06, 2.0, 12.0, 8.0)])

@@ -865,7 +865,9 @@ public struct EconomyPolicy: Sendable {
                 // A prediction needs news: an advance since the last push (a bar re-anchored on
                 // the same observations would be predicted off again, and pushed again).
                 let news = (memory.pace.corners.last?.time ?? -.infinity) > (s.lastPushAt ?? -.infinity)
-                if news, max(errorThen, errorNow) > epsilon / 2, let rate = lookaheadRate(memory, at: t) {
+                if news, max(errorThen, errorNow) > epsilon / 2, lookaheadBelieved(memory),
+                    let rate = lookaheadRate(memory, at: t)
+                {
                     // Not past the pushed `end_date`: the deadline rule owns what happens there.
                     // As far as the next observations can still correct it in time: two of the
                     // job's usual gaps between advances.
@@ -966,6 +968,19 @@ public struct EconomyPolicy: Sendable {
             last.time - first.time >= settings.paceMinimumSpan
         else { return nil }
         return (last.progress - first.progress) / (last.time - first.time)
+    }
+
+    /// Whether the predictive display-error check may project the pace at all: a count that moves
+    /// at every poll at once; a staircase (a count polled between its steps) once its pace spans
+    /// `lookaheadStaircaseSpan`, or sooner once its steps' unevenness is known and the pace spans
+    /// the window that averages it out (`unevenWindow`: nothing for steps that come evenly). A
+    /// slow server's first articles land in bursts over its connections: projected from the
+    /// first few, the pace sent the bar minutes ahead of the job, and the next burst back the
+    /// other way (`uneven-articles`: a correction a few seconds after the last, its countdown
+    /// reversing). Until then a bar is corrected by what the count shows, not by a projection.
+    func lookaheadBelieved(_ memory: Memory) -> Bool {
+        guard memory.pace.repeats, memory.pace.span < settings.lookaheadStaircaseSpan else { return true }
+        return memory.pace.irregularity != nil && memory.pace.span >= unevenWindow(memory)
     }
 
     /// The pace the predictive display-error check projects the truth at: the measured pace (or,

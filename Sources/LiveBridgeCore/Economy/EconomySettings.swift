@@ -238,6 +238,12 @@ public struct EconomySettings: Sendable, Hashable {
     /// show it is corrected now, in one push (and not half a minute early on a job polled every
     /// second).
     public var errorLookaheadGaps: Double = 2
+    /// The predictive check projects a staircase's pace (a count polled between its steps) once
+    /// that pace spans this long, or sooner once the steps' unevenness is known and the pace spans
+    /// what averages it out (`EconomyPolicy.unevenWindow`): two of the pace's shortest windows. A
+    /// slow server's first articles land in bursts, and a pace read from the first few is minutes
+    /// off either way.
+    public var lookaheadStaircaseSpan: Double = 60
     /// A push while a coarse staircase's step is due anchors a bar that waits at the top of its
     /// glide when gliding on would pass the count's tolerance within this many of the source's
     /// intervals between observations: such a glide could only be corrected at the next ones.
