@@ -9,20 +9,38 @@ import Testing
 /// gaps as their unevenness asks for (`EconomySettings.paceNoise`).
 @Suite("Uneven articles")
 struct UnevenArticlesTests {
+    /// The family with the default settings against `without` (one mechanism off): fewer pushes
+    /// and fewer `end_date` reversals, no more jobs off by ε.
+    static func expectSteadier(
+        than without: EconomySettings, _ against: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let measured = CorpusFamilyRun.run("uneven-articles", EconomySettings())
+        let other = CorpusFamilyRun.run("uneven-articles", without)
+        #expect(
+            measured.pushes < other.pushes, "\(measured.pushes) pushes, \(other.pushes) \(against)",
+            sourceLocation: sourceLocation)
+        #expect(
+            measured.reversals < other.reversals, "\(measured.reversals) reversals, \(other.reversals) \(against)",
+            sourceLocation: sourceLocation)
+        #expect(
+            measured.overEpsilon <= other.overEpsilon,
+            "\(measured.overEpsilon) jobs over ε, \(other.overEpsilon) \(against)", sourceLocation: sourceLocation)
+    }
+
     @Test("a pace over uneven articles holds enough of them: fewer pushes and reversals, no more jobs off by ε")
     func steadierPace() {
         var short = EconomySettings()
         short.paceNoise = 0
-        let measured = CorpusFamilyRun.run("uneven-articles", EconomySettings())
-        let shortWindow = CorpusFamilyRun.run("uneven-articles", short)
-        let against = "over a quarter of the job's age"
-        #expect(measured.pushes < shortWindow.pushes, "\(measured.pushes) pushes, \(shortWindow.pushes) \(against)")
-        #expect(
-            measured.reversals < shortWindow.reversals,
-            "\(measured.reversals) reversals, \(shortWindow.reversals) \(against)")
-        #expect(
-            measured.overEpsilon <= shortWindow.overEpsilon,
-            "\(measured.overEpsilon) jobs over ε, \(shortWindow.overEpsilon) \(against)")
+        Self.expectSteadier(than: short, "over a quarter of the job's age")
+    }
+
+    @Test(
+        "a slow server's first articles are not projected: fewer pushes and reversals than a pace read from the first bursts, no more jobs off by ε"
+    )
+    func firstBurstsNotProjected() {
+        var projecting = EconomySettings()
+        projecting.lookaheadStaircaseSpan = 0
+        Self.expectSteadier(than: projecting, "projecting the first bursts")
     }
 
     @Test(
