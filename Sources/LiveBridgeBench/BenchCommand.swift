@@ -147,6 +147,13 @@ extension BenchCommand {
             "etaJobFraction": \.etaJobFraction, "staircaseOffsetShare": \.staircaseOffsetShare,
             "staircaseMinimumGap": \.staircaseMinimumGap, "stepWaitObservations": \.stepWaitObservations,
             "flatCountReadings": \.flatCountReadings,
+            "paceChangeGaps": \.paceChangeGaps, "paceChangeLongGaps": \.paceChangeLongGaps,
+            "paceSmoothing": \.paceSmoothing, "paceMinimumGaps": \.paceMinimumGaps,
+            "pacePrecisionSteps": \.pacePrecisionSteps, "scoreSpacingShare": \.scoreSpacingShare,
+            "scoreSmoothing": \.scoreSmoothing, "lookaheadErrorShare": \.lookaheadErrorShare,
+            "correctionGainShare": \.correctionGainShare, "glideToleranceFloorShare": \.glideToleranceFloorShare,
+            "keptEndDateErrorShare": \.keptEndDateErrorShare, "etaResolutionSteps": \.etaResolutionSteps,
+            "liveWindowLeads": \.liveWindowLeads, "heartbeatMarginMaximumShare": \.heartbeatMarginMaximumShare,
             "resumeGlideStepShare": \.resumeGlideStepShare,
         ]
     }

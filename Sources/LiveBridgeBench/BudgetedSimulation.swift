@@ -29,7 +29,8 @@ struct BudgetedSimulation: Sendable {
 
     /// Runs `updates` (any slugs, `observedAt` set) and lets deadlines play out until `endTime`.
     func run(_ updates: [ActivityUpdate], endTime: Double? = nil) -> Result {
-        let ledger = BudgetLedger(sink: "bench", limit: settings.monthlyBudget, store: MemoryStateStore())
+        let ledger = BudgetLedger(
+            sink: "bench", limit: settings.monthlyBudget, store: MemoryStateStore(), settings: settings)
         let result = EconomySimulation(model: model, settings: settings).run(updates, endTime: endTime, ledger: ledger)
         var exhaustedAt: Double?
         if let limit = settings.monthlyBudget, result.pushes.count >= limit, limit > 0 {

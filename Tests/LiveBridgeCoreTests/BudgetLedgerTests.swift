@@ -57,6 +57,24 @@ struct BudgetLedgerTests {
         spent.record(250, essential: 10, at: monthStart + 29 * day)
         #expect(spent.pressure(at: monthStart + 29 * day).exhausted)
     }
+
+    @Test("the ledger's constants are the economy settings it was given")
+    func settingsApply() {
+        // 40 starts and ends in half a month, 40 more to come: a reserve of 40 × 1.15 + 2 leaves
+        // room in the 150 left; with a margin of 4 (40 × 4 + 2) only the reserve is left.
+        var strict = EconomySettings()
+        strict.budgetReserveMargin = 4
+        let defaults = BudgetLedger(sink: "phone", limit: 250, store: MemoryStateStore())
+        let reserved = BudgetLedger(sink: "phone", limit: 250, store: MemoryStateStore(), settings: strict)
+        for ledger in [defaults, reserved] { ledger.record(100, essential: 40, at: monthStart + 15 * day) }
+        #expect(!defaults.pressure(at: monthStart + 15 * day).exhausted)
+        #expect(reserved.pressure(at: monthStart + 15 * day).exhausted)
+        var wide = EconomySettings()
+        wide.budgetWidening = 2
+        let widened = BudgetLedger(sink: "phone", limit: 250, store: MemoryStateStore(), settings: wide)
+        #expect(widened.pressure(at: monthStart + day).widening == 2)
+        #expect(reserved.pressure(at: monthStart + 15 * day).widening == strict.budgetExhaustedWidening)
+    }
 }
 
 @Suite("Glides when only starts and ends go out")

@@ -91,7 +91,7 @@ package enum DemoCommand {
         let health = HealthRegistry()
         var bindings: [ActivityEngine.Binding] = []
         for sink in [preview, console] as [any Sink] {
-            let ledger = BudgetLedger(sink: sink.name, limit: settings.monthlyBudget, store: store)
+            let ledger = BudgetLedger(sink: sink.name, limit: settings.monthlyBudget, store: store, settings: settings)
             let queue = DeliveryQueue(
                 sink: sink, clock: clock, logger: logger, metrics: metrics,
                 health: health.reporter(kind: "sink", name: sink.name, type: sink.type, clock: clock), ledger: ledger)

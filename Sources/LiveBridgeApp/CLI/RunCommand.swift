@@ -97,7 +97,8 @@ enum CheckCommand {
             rows.append(("source", entry.name, entry.type, await instance.adapter.probe(context)))
         }
         let ledgerLines = built.sinks.map { sink -> String in
-            let ledger = BudgetLedger(sink: sink.name, limit: config.economy.monthlyBudget, store: services.store)
+            let ledger = BudgetLedger(
+                sink: sink.name, limit: config.economy.monthlyBudget, store: services.store, settings: config.economy)
             let used = ledger.used(at: services.clock.now)
             return "budget \(sink.name): \(used) update(s) counted this month"
                 + (config.economy.monthlyBudget.map { " of \($0)" } ?? "")

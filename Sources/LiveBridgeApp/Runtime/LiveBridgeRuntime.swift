@@ -47,7 +47,8 @@ public final class LiveBridgeRuntime: Sendable {
         var bindings: [ActivityEngine.Binding] = []
         for sink in built.sinks {
             let reporter = health.reporter(kind: "sink", name: sink.name, type: sink.type, clock: clock)
-            let ledger = BudgetLedger(sink: sink.name, limit: config.economy.monthlyBudget, store: store)
+            let ledger = BudgetLedger(
+                sink: sink.name, limit: config.economy.monthlyBudget, store: store, settings: config.economy)
             let queue = DeliveryQueue(
                 sink: sink, clock: clock, logger: logger.child("sink.\(sink.name)"), metrics: metrics, health: reporter,
                 ledger: ledger)

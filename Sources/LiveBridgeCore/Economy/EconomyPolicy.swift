@@ -7,7 +7,8 @@ public struct BudgetPressure: Sendable, Hashable {
     /// Updates beyond its start, first glide and end that one job may use (the month's share per
     /// job); nil = no limit.
     public var jobAllowance: Int?
-    /// The month's projected use over 80 % of the budget (0 without a budget).
+    /// The month's projected use over `EconomySettings.budgetProjectionShare` of the budget (0
+    /// without a budget).
     public var projection: Double
 
     public init(widening: Double = 1, exhausted: Bool = false, jobAllowance: Int? = nil, projection: Double = 0) {
@@ -191,8 +192,8 @@ public struct EconomyPolicy: Sendable {
             unevenWindow(memory))
         let wasStalled = stalled(memory, at: truth.progressTime)
         let moved = memory.pace.add(
-            progress: progress, at: truth.progressTime, window: window, stallGap: stallGap,
-            change: (settings.paceChangeFactor, settings.paceChangeSpan, settings.paceChangeConfidence))
+            progress: progress, at: truth.progressTime, window: window, stallGap: stallGap, tuning: settings.pace,
+            detectsChange: true)
         if moved, wasStalled { memory.movedAgainAt = truth.progressTime }
         // Forecasts are made and scored where the progress moved: between two such points a
         // stepwise source's value is exact, anywhere else it is off by up to a step, which over a
@@ -202,10 +203,11 @@ public struct EconomyPolicy: Sendable {
         if let finish = truth.finish, !truth.fixedFinish, finish > truth.progressTime {
             sourceRate = (1 - progress) / (finish - truth.progressTime)
         }
+        let horizon = max(settings.paceMinimumSpan, settings.scoreHorizonGaps * (memory.pace.gap ?? 0))
         memory.score.record(
             time: truth.progressTime, progress: progress, sourceRate: sourceRate,
-            paceRate: memory.pace.rate(at: truth.progressTime, minimumSpan: settings.paceMinimumSpan),
-            horizon: max(settings.paceMinimumSpan, settings.scoreHorizonGaps * (memory.pace.gap ?? 0)),
+            paceRate: memory.pace.rate(at: truth.progressTime, settings.pace), horizon: horizon,
+            spacing: settings.scoreSpacingShare * horizon, smoothing: settings.scoreSmoothing,
             confidence: settings.calibrationConfidence)
     }
 
@@ -216,7 +218,9 @@ public struct EconomyPolicy: Sendable {
     /// correction to the next). Never longer than `paceWindowMaximum`; 0 for a source whose
     /// advances come evenly (a count moving every poll).
     func unevenWindow(_ memory: Memory) -> Double {
-        guard settings.paceNoise > 0, let cv = memory.pace.irregularity, let gap = memory.pace.gap else { return 0 }
+        guard settings.paceNoise > 0, let cv = memory.pace.irregularity(settings.pace), let gap = memory.pace.gap else {
+            return 0
+        }
         let gaps = (cv / settings.paceNoise) * (cv / settings.paceNoise)
         return min(settings.paceWindowMaximum, gaps * gap)
     }
@@ -231,7 +235,7 @@ public struct EconomyPolicy: Sendable {
     /// The measured pace (progress per second) at `now`, 0 while stalled, nil when unknown.
     public func pace(_ memory: Memory, at now: Double) -> Double? {
         if memory.pace.stalled(at: now, minimum: settings.stallMinimum, factor: settings.stallGapFactor) { return 0 }
-        return memory.pace.rate(at: now, minimumSpan: settings.paceMinimumSpan)
+        return memory.pace.rate(at: now, settings.pace)
     }
 
     /// True when the job has stopped moving (no advance for a few of its usual steps).
@@ -359,7 +363,7 @@ public struct EconomyPolicy: Sendable {
     func glideTolerance(_ shown: Double, below glide: Double, _ memory: Memory, epsilon: Double) -> Double {
         let offset = staircaseOffset(memory)
         guard offset > 0, shown < glide, countTolerance(memory, epsilon: epsilon) <= epsilon else { return epsilon }
-        return max(epsilon / 2, epsilon - offset)
+        return max(settings.glideToleranceFloorShare * epsilon, epsilon - offset)
     }
 
     /// How far the bar may be from the count a source reports before it is corrected: ε, or for a
@@ -396,7 +400,7 @@ public struct EconomyPolicy: Sendable {
             return paced - now <= settings.maximumCountdown ? max(paced, now) : nil
         }
         var paceFinish: Double?
-        if let rate = memory.pace.rate(at: truth.time, minimumSpan: settings.paceMinimumSpan), rate > 0 {
+        if let rate = memory.pace.rate(at: truth.time, settings.pace), rate > 0 {
             paceFinish = now + (1 - progress) / rate
         }
         var result: Double?
@@ -470,7 +474,7 @@ public struct EconomyPolicy: Sendable {
         let advanced = (memory.pace.corners.last?.progress ?? 0) - (memory.pace.corners.first?.progress ?? 0)
         guard advanced > 0 else { return 0 }
         let share = memory.score.paceShare(calibration: calibration(memory)) ?? settings.paceShareUnscored
-        let precision = max(0, 1 - 2 * resolution / advanced)
+        let precision = max(0, 1 - settings.pacePrecisionSteps * resolution / advanced)
         return min(settings.paceWeightMaximum, share) * precision
     }
 
@@ -485,7 +489,9 @@ public struct EconomyPolicy: Sendable {
     func liveWindow(at t: Double, _ startedAt: Double?) -> Double {
         min(
             settings.liveMinimumWindow,
-            max(2 * settings.deadlineLead, settings.liveWindowAgeShare * jobAge(at: t, startedAt)))
+            max(
+                settings.liveWindowLeads * settings.deadlineLead,
+                settings.liveWindowAgeShare * jobAge(at: t, startedAt)))
     }
 
     /// The `end_date` pushed for a finish estimate: padded slightly (see `finishPad`) unless the
@@ -500,7 +506,7 @@ public struct EconomyPolicy: Sendable {
             // running a little behind its estimate still ends before the bar would fall back, but
             // no later than keeps a job that ends on time within the budget's tolerance (0.05) at
             // its finish, where a glide aimed late lags the most.
-            let tolerance = settings.maxDisplayError * BudgetLedger.budgetWidening
+            let tolerance = settings.maxDisplayError * settings.budgetWidening
             let lagging = tolerance * window / max(0.01, 1 - progress - tolerance)
             return (finish + min(settings.frozenFinishPad * window, max(0, lagging))).rounded()
         }
@@ -612,7 +618,8 @@ public struct EconomyPolicy: Sendable {
         // one that leaves it more than half of ε from the truth at the finish (a washer's fast
         // spin read against an end a minute late) would only be corrected again. It moves no
         // further back than that.
-        let affordable = settings.maxDisplayError / 2 * max(1, pushed - now) / max(0.01, 1 - progress)
+        let affordable =
+            settings.keptEndDateErrorShare * settings.maxDisplayError * max(1, pushed - now) / max(0.01, 1 - progress)
         let move = date - pushed
         guard abs(move) > affordable else { return pushed }
         return (pushed + (move > 0 ? move - affordable : move + affordable)).rounded()
@@ -639,7 +646,7 @@ public struct EconomyPolicy: Sendable {
             // The speed the job moved at, as of its last advance: a step that is merely late
             // (read as "the pace if it came now") would lean the bar below a count about to move
             // on, and the step landing then costs a push (a repair's download, waiting a few polls).
-            let rate = memory.pace.rate(at: last.time, minimumSpan: settings.paceMinimumSpan), rate > 0
+            let rate = memory.pace.rate(at: last.time, settings.pace), rate > 0
         else { return progress }
         let slope = (1 - progress) / (endDate - now)
         let drift = (rate - slope) * (endDate - now)
@@ -687,7 +694,7 @@ public struct EconomyPolicy: Sendable {
     ) -> Bool {
         let after = abs(
             replanned(s, anchor: anchor, frozen: frozen, memory: memory).shown(at: s.truth.time, model: model) - target)
-        return after <= tolerance || after < error - settings.maxDisplayError / 2
+        return after <= tolerance || after < error - settings.correctionGainShare * settings.maxDisplayError
     }
 
     /// A floored count read several times per step (a printer's whole percent polled every 10 s)
@@ -702,7 +709,7 @@ public struct EconomyPolicy: Sendable {
         let truth = s.truth
         guard memory.pace.repeats, truth.resolution > 0, let p = truth.progress, let gap = memory.observationGap,
             gap > 0, let corner = memory.pace.corners.last, abs(corner.progress - p) < 1e-9,
-            let rate = memory.pace.rate(at: corner.time, minimumSpan: settings.paceMinimumSpan),
+            let rate = memory.pace.rate(at: corner.time, settings.pace),
             rate * settings.flatCountReadings * gap < max(truth.resolution, memory.pace.step ?? 0)
         else { return false }
         let next = truth.time + gap
@@ -751,7 +758,7 @@ public struct EconomyPolicy: Sendable {
         guard let lastPushAt, staleTTL > 0 else { return nil }
         if let renewal, renewal <= lastPushAt + staleTTL - settings.renewalLastMoment { return nil }
         let margin = max(settings.heartbeatMarginMinimum, staleTTL * settings.heartbeatMarginShare)
-        return lastPushAt + max(staleTTL - margin, staleTTL / 2)
+        return lastPushAt + (staleTTL - min(margin, settings.heartbeatMarginMaximumShare * staleTTL))
     }
 
     /// The `stale_ttl` a push anchored to `finish` needs.
@@ -865,7 +872,7 @@ public struct EconomyPolicy: Sendable {
                 // A prediction needs news: an advance since the last push (a bar re-anchored on
                 // the same observations would be predicted off again, and pushed again).
                 let news = (memory.pace.corners.last?.time ?? -.infinity) > (s.lastPushAt ?? -.infinity)
-                if news, max(errorThen, errorNow) > epsilon / 2, lookaheadBelieved(memory),
+                if news, max(errorThen, errorNow) > settings.lookaheadErrorShare * epsilon, lookaheadBelieved(memory),
                     let rate = lookaheadRate(memory, at: t)
                 {
                     // Not past the pushed `end_date`: the deadline rule owns what happens there.
@@ -884,7 +891,9 @@ public struct EconomyPolicy: Sendable {
                         // pushed again at every observation.
                         let replan = replanned(s, anchor: anchor, frozen: frozen, memory: memory)
                         let after = abs(replan.shown(at: ahead, model: model) - expected)
-                        if after < predicted - epsilon / 2 || after <= epsilon { return .displayError }
+                        if after < predicted - settings.correctionGainShare * epsilon || after <= epsilon {
+                            return .displayError
+                        }
                     }
                 }
             }
@@ -964,7 +973,7 @@ public struct EconomyPolicy: Sendable {
     func resumedRate(_ memory: Memory, at t: Double) -> Double? {
         guard let moved = memory.movedAgainAt, !resumeSettled(memory, at: t) else { return nil }
         let since = memory.pace.corners.filter { $0.time >= moved - 1e-9 }
-        guard since.count >= 3, let first = since.first, let last = since.last,
+        guard since.count > settings.resumeRateAdvances, let first = since.first, let last = since.last,
             last.time - first.time >= settings.paceMinimumSpan
         else { return nil }
         return (last.progress - first.progress) / (last.time - first.time)
@@ -980,7 +989,7 @@ public struct EconomyPolicy: Sendable {
     /// reversing). Until then a bar is corrected by what the count shows, not by a projection.
     func lookaheadBelieved(_ memory: Memory) -> Bool {
         guard memory.pace.repeats, memory.pace.span < settings.lookaheadStaircaseSpan else { return true }
-        return memory.pace.irregularity != nil && memory.pace.span >= unevenWindow(memory)
+        return memory.pace.irregularity(settings.pace) != nil && memory.pace.span >= unevenWindow(memory)
     }
 
     /// The pace the predictive display-error check projects the truth at: the measured pace (or,
@@ -994,7 +1003,7 @@ public struct EconomyPolicy: Sendable {
         // Overdue, a push stands still (`plan`): projecting the old pace would push it again.
         if memory.pace.overdue(at: t, gaps: settings.overdueGapFactor) { return 0 }
         if staircaseOffset(memory) > 0, let last = memory.pace.corners.last,
-            let rate = memory.pace.rate(at: last.time, minimumSpan: settings.paceMinimumSpan)
+            let rate = memory.pace.rate(at: last.time, settings.pace)
         {
             return rate
         }
@@ -1018,7 +1027,8 @@ public struct EconomyPolicy: Sendable {
         }
         return max(
             settings.etaToleranceMinimum, settings.etaToleranceFraction * remaining,
-            settings.etaJobFraction * (age + remaining), 2 * truth.finishResolution, stepDuration)
+            settings.etaJobFraction * (age + remaining), settings.etaResolutionSteps * truth.finishResolution,
+            stepDuration)
     }
 
     /// Static displays: the remaining-time label does not tick on the device.
@@ -1061,7 +1071,7 @@ public struct EconomyPolicy: Sendable {
         let trendFinish: Double
         if elapsed >= settings.etaTrendMinimum, advanced > 0 {
             trendFinish = truth.progressTime + (1 - progress) * elapsed / advanced
-        } else if let rate = memory.pace.rate(at: truth.progressTime, minimumSpan: settings.paceMinimumSpan), rate > 0 {
+        } else if let rate = memory.pace.rate(at: truth.progressTime, settings.pace), rate > 0 {
             trendFinish = truth.progressTime + (1 - progress) / rate
         } else {
             return true

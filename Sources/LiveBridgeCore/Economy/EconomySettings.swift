@@ -58,13 +58,37 @@ public struct EconomySettings: Sendable, Hashable {
     /// See `staleTTLFactor`: a short job's card is not called stale minutes after its estimate.
     public var staleTTLPad: Double = 1800
     /// A heartbeat goes this long before `stale_ttl` runs out (at least; see
-    /// `heartbeatMarginShare`), and never later than half of it: room for a retry or two.
+    /// `heartbeatMarginShare`): room for a retry or two.
     public var heartbeatMarginMinimum: Double = 300
     /// See `heartbeatMarginMinimum`: a share of a long `stale_ttl`.
     public var heartbeatMarginShare: Double = 0.05
+    /// …and never more than this share of `stale_ttl`: a short TTL is not renewed straight after
+    /// the push it came with.
+    public var heartbeatMarginMaximumShare: Double = 0.5
     /// With a monthly budget, card-text changes within a phase wait for the next push once the
-    /// month's projected use reaches this many times 80 % of the budget.
+    /// month's projected use reaches this many times `budgetProjectionShare` of the budget.
     public var labelDeferralWidening: Double = 1.5
+    /// ε's widening whenever a budget is set, however much of it is left: a month on a budget
+    /// holds its jobs within 0.05 (against ε 0.03), so a correction the bar would need only for
+    /// the tighter ε is not spent early in the month and missed at its end. A month running hot
+    /// does not widen it further: a bar let past 0.05 misses what the budget is for, and the
+    /// month is rationed by each job's share (`BudgetPressure.jobAllowance`), card texts waiting
+    /// (`BudgetPressure.projection`) and, at the end, the reserve for starts and ends.
+    public var budgetWidening: Double = 0.05 / 0.03
+    /// ε's widening once the budget, or all but its reserve for starts and ends, is spent: nothing
+    /// else goes out then, and the bar is no longer held to the budget's tolerance.
+    public var budgetExhaustedWidening: Double = 3
+    /// The month's pace of starts and ends is read over at least this share of it (three days):
+    /// one busy first evening is not the month's pace.
+    public var budgetMinimumElapsedShare: Double = 3.0 / 30.0
+    /// The reserve for the month's starts and ends holds this many times what their pace so far
+    /// projects…
+    public var budgetReserveMargin: Double = 1.15
+    /// …and this many updates more: one more job's start and end than the projection.
+    public var budgetReserveSpare: Double = 2
+    /// `BudgetPressure.projection` is the month's projected use over this share of the budget:
+    /// card-text changes start to wait (`labelDeferralWidening`) with room still left.
+    public var budgetProjectionShare: Double = 0.8
     /// `ended_ttl` sent on create.
     public var endedTTL: Int = 900
     /// `dismissal_ttl` sent on create.
@@ -93,9 +117,12 @@ public struct EconomySettings: Sendable, Hashable {
     public var frozenFinishPad: Double = 0.15
     /// Glide only when the finish is at least this far ahead; shorter tails stand still.
     public var liveMinimumWindow: Double = 20
-    /// …less for a short job: this share of the job so far (at least two `deadlineLead`s), so a
-    /// one-minute download does not stand still for its last third.
+    /// …less for a short job: this share of the job so far (at least `liveWindowLeads`
+    /// `deadlineLead`s), so a one-minute download does not stand still for its last third.
     public var liveWindowAgeShare: Double = 0.2
+    /// See `liveWindowAgeShare`: a glide shorter than two re-anchor leads would be re-anchored
+    /// as soon as it starts.
+    public var liveWindowLeads: Double = 2
     /// A job's first glide, or a glide for a bar standing still, is worth a push only when the
     /// finish is this many live windows ahead (`liveMinimumWindow`, `liveWindowAgeShare`)…
     public var glideWindows: Double = 3
@@ -146,6 +173,9 @@ public struct EconomySettings: Sendable, Hashable {
     /// seconds later. Anything worth a push ends the wait early (a bar off by ε, a new card text, a
     /// pause, the end).
     public var startWait: Double = 10
+    /// See `startWait`: a progress that moved this many times meanwhile keeps moving; one that
+    /// moved once is a value set by hand, not a pace to wait for.
+    public var seedPaceAdvances: Int = 2
     /// How long that first frame waits instead when its source states a finish of its own but has
     /// not yet (`ActivityUpdate.statesFinish`): one of the slowest report intervals such a source
     /// has — a Home Assistant appliance's remaining time, polled from its cloud once a minute —
@@ -188,9 +218,37 @@ public struct EconomySettings: Sendable, Hashable {
     /// by one at uneven times, run 50 % faster over four of them than over the four before by
     /// chance alone. 0 = off.
     public var paceChangeConfidence: Double = 3
-    /// A pace needs its advances to span this many seconds (and three of the source's usual gaps
-    /// between advances) before it is believed.
+    /// The recent stretch a change of speed is judged over spans at least this many of the
+    /// source's usual gaps between advances (and `paceChangeSpan` seconds)…
+    public var paceChangeGaps: Double = 4
+    /// …and this many of its longest recent waits: a count whose articles land in bursts a minute
+    /// apart runs fast within a burst, which is no change of speed.
+    public var paceChangeLongGaps: Double = 2
+    /// A change of speed is looked for once the pace holds this many advances: one before the
+    /// recent stretch and two within it at the least.
+    public var paceChangeAdvances: Int = 3
+    /// The usual gap between advances and the usual step follow each new advance with this weight:
+    /// a new rhythm is learned within a few advances, and one odd advance moves them by a third.
+    public var paceSmoothing: Double = 0.3
+    /// The longest recent wait (`PaceEstimate.longGap`) and the unevenness of the advances are
+    /// read over this many of the last gaps between them: a slow server's bursts a minute apart
+    /// are in it several times over, a stall of long ago is not.
+    public var paceRecentGaps: Int = 8
+    /// The unevenness of the gaps between advances is known from this many of them: a spread
+    /// read from fewer says nothing.
+    public var irregularityMinimumGaps: Int = 4
+    /// A pace needs its advances to span this many seconds (and `paceMinimumGaps` of the
+    /// source's usual gaps between advances) before it is believed.
     public var paceMinimumSpan: Double = 2
+    /// See `paceMinimumSpan`: a few of the source's own steps, however fine or coarse they are.
+    public var paceMinimumGaps: Double = 3
+    /// A pace just after a stall is read from this many advances since the job moved again (and
+    /// over `paceMinimumSpan`): one advance is a step, not a speed.
+    public var resumeRateAdvances: Int = 2
+    /// The measured pace is believed against the source's estimate less while the advances it
+    /// rests on are few of the source's steps: nothing at this many steps (two whole percents),
+    /// fully at many.
+    public var pacePrecisionSteps: Double = 2
     /// Largest weight of the measured pace against the source's own estimate when the two are
     /// blended; the rest stays with the source, which may know what the pace cannot (a slow
     /// first layer, a faster last stretch).
@@ -199,6 +257,12 @@ public struct EconomySettings: Sendable, Hashable {
     /// job's usual gaps between advances later (at least `paceMinimumSpan`): soon enough to learn
     /// within a minute-long download, long enough that a stepwise source's steps average out.
     public var scoreHorizonGaps: Double = 4
+    /// A forecast is made at most once per this share of the horizon: a source read every second
+    /// would otherwise keep hundreds pending, each scored against nearly the same progress.
+    public var scoreSpacingShare: Double = 0.125
+    /// Each forecaster's error follows each scored forecast with this weight: its track record is
+    /// the last few horizons', not one lucky or unlucky one.
+    public var scoreSmoothing: Double = 0.3
     /// A source's estimate is corrected by its bias (a slicer's running 20 % long all print long)
     /// when the mean of actual ÷ stated rate over the job's scored forecasts lies further from 1
     /// than this many standard errors: a few sections printing slow by chance are no bias, and
@@ -238,6 +302,14 @@ public struct EconomySettings: Sendable, Hashable {
     /// show it is corrected now, in one push (and not half a minute early on a job polled every
     /// second).
     public var errorLookaheadGaps: Double = 2
+    /// See `errorLookaheadGaps`: the share of ε a bar must already be off before it is projected.
+    public var lookaheadErrorShare: Double = 0.5
+    /// A push for a drifting bar brings it within its tolerance of where it should be, or at least
+    /// this share of ε nearer than it is: one the same check would judge as far off again is none.
+    public var correctionGainShare: Double = 0.5
+    /// A bar below a fine staircase's glide is corrected at ε less the glide's offset
+    /// (`EconomyPolicy.glideTolerance`), never at less than this share of ε.
+    public var glideToleranceFloorShare: Double = 0.5
     /// The predictive check projects a staircase's pace (a count polled between its steps) once
     /// that pace spans this long, or sooner once the steps' unevenness is known and the pace spans
     /// what averages it out (`EconomyPolicy.unevenWindow`): two of the pace's shortest windows. A
@@ -274,6 +346,13 @@ public struct EconomySettings: Sendable, Hashable {
     /// An `end_date` moving by less than this (seconds) is rounding, not a move of the countdown
     /// (the reversal rules look only at real moves).
     public var etaMoveMinimum: Double = 30
+    /// A countdown kept against a reversing estimate (`EconomyPolicy.keptEndDate`) leaves the bar
+    /// no further than this share of ε from the truth at the finish: a kept `end_date` that lets it
+    /// drift further would only be corrected again.
+    public var keptEndDateErrorShare: Double = 0.5
+    /// The ETA is never corrected for a move within this many of the source's own resolution
+    /// steps (whole minutes): its rounding is no move.
+    public var etaResolutionSteps: Double = 2
 
     /// A source's finish that held still (within its own resolution) for this many of its
     /// resolution steps (at least `paceWindowMinimum` seconds) is believed as it stands, not
@@ -290,6 +369,9 @@ public struct EconomySettings: Sendable, Hashable {
     public var steadyFinishAgeShare: Double = 0.5
 
     public init() {}
+
+    /// The measured pace's constants (`PaceEstimate`).
+    var pace: PaceEstimate.Tuning { PaceEstimate.Tuning(self) }
 
     /// The effective number of end frames.
     public var effectiveEndFrames: Int { endFrames ?? (monthlyBudget == nil ? 2 : 1) }

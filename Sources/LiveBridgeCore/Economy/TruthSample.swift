@@ -55,9 +55,9 @@ public struct PaceEstimate: Sendable, Hashable {
     /// is a stall.
     var longGap: Double? { recentGaps.max() ?? gap }
     /// How uneven the recent times between two advances are (their coefficient of variation), nil
-    /// before four of them.
-    var irregularity: Double? {
-        guard recentGaps.count >= 4 else { return nil }
+    /// before `Tuning.irregularityGaps` of them.
+    func irregularity(_ tuning: Tuning) -> Double? {
+        guard recentGaps.count >= tuning.irregularityGaps else { return nil }
         let mean = recentGaps.reduce(0, +) / Double(recentGaps.count)
         guard mean > 0 else { return nil }
         let variance = recentGaps.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(recentGaps.count - 1)
@@ -73,14 +73,44 @@ public struct PaceEstimate: Sendable, Hashable {
     private(set) var seenAt: Double?
     private(set) var belowAt: Double?
 
+    /// The pace's constants, from `EconomySettings` (each one's reason is there).
+    struct Tuning: Sendable, Hashable {
+        var smoothing: Double
+        var recentGaps: Int
+        var irregularityGaps: Int
+        var minimumSpan: Double
+        var minimumGaps: Double
+        var changeFactor: Double
+        var changeSpan: Double
+        var changeConfidence: Double
+        var changeGaps: Double
+        var changeLongGaps: Double
+        var changeAdvances: Int
+
+        init(_ settings: EconomySettings) {
+            smoothing = settings.paceSmoothing
+            recentGaps = settings.paceRecentGaps
+            irregularityGaps = settings.irregularityMinimumGaps
+            minimumSpan = settings.paceMinimumSpan
+            minimumGaps = settings.paceMinimumGaps
+            changeFactor = settings.paceChangeFactor
+            changeSpan = settings.paceChangeSpan
+            changeConfidence = settings.paceChangeConfidence
+            changeGaps = settings.paceChangeGaps
+            changeLongGaps = settings.paceChangeLongGaps
+            changeAdvances = settings.paceChangeAdvances
+        }
+    }
+
     public init() {}
 
-    /// Adds the progress `progress` true at `time`; keeps the corners of the last `window` seconds.
-    /// True when the progress moved (a corner was added).
+    /// Adds the progress `progress` true at `time`; keeps the corners of the last `window` seconds,
+    /// and restarts them at a change of speed when `detectsChange`. True when the progress moved
+    /// (a corner was added).
     @discardableResult
     mutating func add(
-        progress: Double, at time: Double, window: Double, stallGap: Double = .infinity,
-        change: (factor: Double, span: Double, confidence: Double)? = nil
+        progress: Double, at time: Double, window: Double, stallGap: Double = .infinity, tuning: Tuning,
+        detectsChange: Bool = false
     ) -> Bool {
         let seen = seenAt
         seenAt = max(seenAt ?? time, time)
@@ -100,13 +130,13 @@ public struct PaceEstimate: Sendable, Hashable {
             return false
         }
         let advance = progress - last.progress
-        self.step = self.step.map { 0.7 * $0 + 0.3 * advance } ?? advance
+        self.step = Self.smooth(self.step, advance, weight: tuning.smoothing)
         var step = time - last.time
         // The wait as it was: a count that waits a minute between its bursts learns that rhythm
         // from its first such wait, and its next ones are no stall; a real stall makes the source
         // look that slow only for its next few advances.
         recentGaps.append(step)
-        if recentGaps.count > 8 { recentGaps.removeFirst() }
+        if recentGaps.count > tuning.recentGaps { recentGaps.removeFirst() }
         if corners.count >= 2, step > stallGap {
             // The first advance after a stall or a pause: the pace is the job's speed while it
             // moves, so the stretch it stood still is cut out of the timeline (the corners before
@@ -116,27 +146,27 @@ public struct PaceEstimate: Sendable, Hashable {
             for index in corners.indices { corners[index].time += shift }
             step = usual
         }
-        gap = gap.map { 0.7 * $0 + 0.3 * step } ?? step
+        gap = Self.smooth(gap, step, weight: tuning.smoothing)
         belowAt = seen.map { min($0, time) }
         corners.append(Corner(time: time, progress: progress))
         while corners.count > 2, corners[1].time <= time - window { corners.removeFirst() }
-        if let change {
-            // The recent stretch spans a few of the source's usual gaps, and its longest: a count
-            // whose articles land in bursts a minute apart runs fast within a burst, which is no
-            // change of speed.
-            restartAtChange(
-                factor: change.factor, span: max(change.span, 4 * (gap ?? 0), 2 * (longGap ?? 0)),
-                confidence: change.confidence)
-        }
+        if detectsChange { restartAtChange(tuning) }
         return true
     }
 
+    /// `old` moved toward `new` by `weight` (the first value as it is).
+    static func smooth(_ old: Double?, _ new: Double, weight: Double) -> Double {
+        old.map { (1 - weight) * $0 + weight * new } ?? new
+    }
+
     /// A change of speed (a server slowing down, the last layers printing faster): when the
-    /// corners of the last `span` seconds give a rate `factor` times above or below the rate of
-    /// the corners before them, the window starts at the change, so the pace follows the job now
-    /// instead of averaging the old speed in for a whole window.
-    private mutating func restartAtChange(factor: Double, span: Double, confidence: Double) {
-        guard corners.count >= 4, let last = corners.last else { return }
+    /// corners of the recent stretch give a rate `Tuning.changeFactor` times above or below the
+    /// rate of the corners before them, the window starts at the change, so the pace follows the
+    /// job now instead of averaging the old speed in for a whole window. The recent stretch spans
+    /// `changeSpan` seconds, a few of the source's usual gaps and its longest waits.
+    private mutating func restartAtChange(_ tuning: Tuning) {
+        let span = max(tuning.changeSpan, tuning.changeGaps * (gap ?? 0), tuning.changeLongGaps * (longGap ?? 0))
+        guard corners.count > tuning.changeAdvances, let last = corners.last else { return }
         guard let split = corners.lastIndex(where: { $0.time <= last.time - span }), split >= 1 else { return }
         let older = (corners[split].progress - corners[0].progress) / (corners[split].time - corners[0].time)
         let recent = (last.progress - corners[split].progress) / (last.time - corners[split].time)
@@ -144,8 +174,9 @@ public struct PaceEstimate: Sendable, Hashable {
         // Over n advances whose gaps vary by cv, a rate is off by about cv / √n: two stretches
         // of a steady but uneven count differ by chance by up to `confidence` times their
         // combined error, which is no change of speed.
-        let error = (irregularity ?? 0) * (1 / Double(split) + 1 / Double(corners.count - 1 - split)).squareRoot()
-        let threshold = max(factor, 1 + confidence * error)
+        let error =
+            (irregularity(tuning) ?? 0) * (1 / Double(split) + 1 / Double(corners.count - 1 - split)).squareRoot()
+        let threshold = max(tuning.changeFactor, 1 + tuning.changeConfidence * error)
         if recent > threshold * older || recent * threshold < older {
             corners.removeFirst(split)
         }
@@ -178,15 +209,14 @@ public struct PaceEstimate: Sendable, Hashable {
         belowAt = nil
     }
 
-    /// Progress per second as of `now`, nil before the advances span `minimumSpan` and three of the
-    /// source's usual gaps. While the
-    /// next advance is overdue the pace is at most what it would be if that advance came now,
-    /// so a slowdown shows before the source reports it.
-    func rate(at now: Double, minimumSpan: Double) -> Double? {
+    /// Progress per second as of `now`, nil before the advances span `Tuning.minimumSpan` and
+    /// `minimumGaps` of the source's usual gaps. While the next advance is overdue the pace is at
+    /// most what it would be if that advance came now, so a slowdown shows before the source
+    /// reports it.
+    func rate(at now: Double, _ tuning: Tuning) -> Double? {
         guard corners.count >= 2, let first = corners.first, let last = corners.last else { return nil }
         let span = last.time - first.time
-        // At least a few of the source's own steps, however fine or coarse they are.
-        guard span >= max(minimumSpan, 3 * (gap ?? 0)) else { return nil }
+        guard span >= max(tuning.minimumSpan, tuning.minimumGaps * (gap ?? 0)) else { return nil }
         let advanced = last.progress - first.progress
         let measured = advanced / span
         let usualGap = max(longGap ?? 0, span / Double(corners.count - 1))
@@ -321,17 +351,19 @@ public struct ForecastScore: Sendable, Hashable {
     public init() {}
 
     /// Scores the forecasts at least `horizon` old against the progress `progress` true at `time`,
-    /// then records this moment's forecasts (rates in progress per second); a forecast corrected
-    /// by the source's bias is made when that bias is beyond chance by `confidence` (see `bias`).
+    /// then records this moment's forecasts (rates in progress per second) unless the last one is
+    /// younger than `spacing`; a forecast corrected by the source's bias is made when that bias is
+    /// beyond chance by `confidence` (see `bias`). Errors are smoothed with weight `smoothing`.
     mutating func record(
-        time: Double, progress: Double, sourceRate: Double?, paceRate: Double?, horizon: Double, confidence: Double
+        time: Double, progress: Double, sourceRate: Double?, paceRate: Double?, horizon: Double, spacing: Double,
+        smoothing: Double, confidence: Double
     ) {
         while let first = pending.first, time - first.time >= horizon {
             pending.removeFirst()
             let actual = (progress - first.progress) / (time - first.time)
             guard actual > 0 else { continue }
             if let rate = first.source, rate > 0 {
-                sourceError = Self.smooth(sourceError, Self.error(rate, actual))
+                sourceError = PaceEstimate.smooth(sourceError, Self.error(rate, actual), weight: smoothing)
                 if first.time >= biasScoredUntil {
                     biasSum += actual / rate
                     biasSquares += (actual / rate) * (actual / rate)
@@ -339,13 +371,15 @@ public struct ForecastScore: Sendable, Hashable {
                     biasScoredUntil = time
                 }
             }
-            if let rate = first.pace, rate > 0 { paceError = Self.smooth(paceError, Self.error(rate, actual)) }
+            if let rate = first.pace, rate > 0 {
+                paceError = PaceEstimate.smooth(paceError, Self.error(rate, actual), weight: smoothing)
+            }
             if let rate = first.calibrated, rate > 0 {
-                calibratedError = Self.smooth(calibratedError, Self.error(rate, actual))
+                calibratedError = PaceEstimate.smooth(calibratedError, Self.error(rate, actual), weight: smoothing)
             }
         }
         guard sourceRate != nil || paceRate != nil else { return }
-        if let last = pending.last, time - last.time < horizon / 8 { return }
+        if let last = pending.last, time - last.time < spacing { return }
         pending.append(
             Forecast(
                 time: time, progress: progress, source: sourceRate, pace: paceRate,
@@ -389,5 +423,4 @@ public struct ForecastScore: Sendable, Hashable {
         return relative * relative
     }
 
-    static func smooth(_ old: Double?, _ new: Double) -> Double { old.map { 0.7 * $0 + 0.3 * new } ?? new }
 }

@@ -202,13 +202,13 @@ public struct ActivityTracker: Sendable {
     /// Until when a seed still waiting for its estimate after `startWait` waits on: a progress that
     /// keeps moving gives one from its pace once the pace spans `paceWindowMinimum` (a Moonraker
     /// print's file position, which states no time left), so the card still appears once, gliding.
-    /// A progress that stands still, or moved once (a value set by hand), gives none, and its card
-    /// appears after `startWait`; so does a seed something worth a push was folded into (a card
-    /// text, a pause, a bar off by ε: its `reason` is no longer `.start`).
+    /// A progress that stands still, or moved fewer than `seedPaceAdvances` times, gives none, and
+    /// its card appears after `startWait`; so does a seed something worth a push was folded into (a
+    /// card text, a pause, a bar off by ε: its `reason` is no longer `.start`).
     private func seedWaitsForPace(_ frame: ActivityFrame, at now: Double) -> Double? {
         guard lifecycle == .running, frame.kind == .seed, frame.reason == .start,
             frame.patch["end_date"]?.doubleValue == nil, let startedAt,
-            (truth?.progress).map({ $0 < 1 }) == true, memory.pace.corners.count >= 3
+            (truth?.progress).map({ $0 < 1 }) == true, memory.pace.corners.count > settings.seedPaceAdvances
         else { return nil }
         let until = startedAt + settings.startWait + settings.paceWindowMinimum
         return now < until ? until : nil

@@ -6,7 +6,8 @@ import Synchronization
 /// The free PushWard tier allows about 250 Live Activity updates a month. The ledger keeps the
 /// updates that start and end activities ("essential": never skipped) apart from the rest, and
 /// reserves what the rest of the month's starts and ends will need at the pace seen so far. With a
-/// budget, ε and the ETA tolerance are widened to hold the bar within 0.05 (`budgetWidening`); as
+/// budget, ε and the ETA tolerance are widened to hold the bar within 0.05
+/// (`EconomySettings.budgetWidening`, like every constant here); as
 /// the projection nears the budget card-text changes within a phase wait for a push that happens
 /// anyway. Each job may use its share of what the month's
 /// starts and ends leave (`jobAllowance`), so a busy first week does not leave the last weeks'
@@ -20,27 +21,19 @@ public final class BudgetLedger: Sendable {
         var loaded = false
     }
 
-    /// ε's widening whenever a budget is set, however much of it is left: a month on a budget
-    /// holds its jobs within 0.05 (against ε 0.03), so a correction the bar would need only for
-    /// the tighter ε is not spent early in the month and missed at its end. A month running hot
-    /// does not widen it further: a bar let past 0.05 misses what the budget is for, and the
-    /// month is rationed by each job's share (`jobAllowance`), card texts waiting
-    /// (`projection`) and, at the end, the reserve for starts and ends.
-    static let budgetWidening = 0.05 / 0.03
-    /// The reserve for the month's starts and ends holds this many times what their pace so far
-    /// projects.
-    static let reserveMargin = 1.15
-
     /// The sink this ledger counts for.
     public let sink: String
     /// Updates allowed per month; nil = unlimited (still counted).
     public let limit: Int?
+    /// The budget's constants (`budgetWidening` and the fields after it).
+    public let settings: EconomySettings
     private let store: any StateStore
     private let state: Mutex<State>
 
-    public init(sink: String, limit: Int?, store: any StateStore) {
+    public init(sink: String, limit: Int?, store: any StateStore, settings: EconomySettings = EconomySettings()) {
         self.sink = sink
         self.limit = limit
+        self.settings = settings
         self.store = store
         state = Mutex(State(month: 0, used: 0, essential: 0))
     }
@@ -114,23 +107,26 @@ public final class BudgetLedger: Sendable {
             load(&state, now: now)
             return (state.used, state.essential)
         }
-        if used >= limit { return BudgetPressure(widening: 3, exhausted: true) }
+        let spent = BudgetPressure(widening: settings.budgetExhaustedWidening, exhausted: true)
+        if used >= limit { return spent }
         let civil = CivilTime(unixSeconds: now)
         let monthLength = civil.startOfNextMonth - civil.startOfMonth
         let fraction = min(1, max(0, (now - civil.startOfMonth) / monthLength))
-        let elapsed = max(fraction, 3.0 / 30.0)
+        let elapsed = max(fraction, settings.budgetMinimumElapsedShare)
         // The month's starts and ends at this month's pace, with a margin (the pace varies, and
         // running out would refuse an end).
         let monthEssential = Double(essential) / elapsed
         // What the rest of the month's starts and ends will need.
-        let reserve = (monthEssential * (1 - fraction) * Self.reserveMargin).rounded(.up) + 2
-        if Double(limit - used) <= reserve { return BudgetPressure(widening: 3, exhausted: true) }
-        let projection = Double(used) / elapsed / (0.8 * Double(limit))
+        let reserve =
+            (monthEssential * (1 - fraction) * settings.budgetReserveMargin).rounded(.up) + settings.budgetReserveSpare
+        if Double(limit - used) <= reserve { return spent }
+        let projection = Double(used) / elapsed / (settings.budgetProjectionShare * Double(limit))
         // Each job's share of what the month's starts and ends leave (two of those per job).
         let jobs = max(1, monthEssential / 2)
-        let discretionary = Double(limit) - (monthEssential * Self.reserveMargin + 2)
+        let discretionary =
+            Double(limit) - (monthEssential * settings.budgetReserveMargin + settings.budgetReserveSpare)
         let allowance = max(1, Int((discretionary / jobs).rounded()))
         return BudgetPressure(
-            widening: Self.budgetWidening, exhausted: false, jobAllowance: allowance, projection: projection)
+            widening: settings.budgetWidening, exhausted: false, jobAllowance: allowance, projection: projection)
     }
 }
