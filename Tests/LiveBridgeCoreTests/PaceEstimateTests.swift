@@ -8,24 +8,24 @@ struct PaceEstimateTests {
     static func pace(gaps: [Double]) -> PaceEstimate {
         var pace = PaceEstimate()
         var t = 0.0
-        pace.add(progress: 0, at: t, window: 10_000, tuning: EconomySettings().pace)
+        pace.add(progress: 0, at: t, window: 10_000, settings: EconomySettings())
         for (index, gap) in gaps.enumerated() {
             t += gap
-            pace.add(progress: Double(index + 1) * 0.01, at: t, window: 10_000, tuning: EconomySettings().pace)
+            pace.add(progress: Double(index + 1) * 0.01, at: t, window: 10_000, settings: EconomySettings())
         }
         return pace
     }
 
     @Test("how uneven the gaps between advances are: unknown before four, none for a count moving every poll")
     func irregularity() throws {
-        #expect(Self.pace(gaps: [10, 20, 30]).irregularity(EconomySettings().pace) == nil)
-        #expect(try #require(Self.pace(gaps: [2, 2, 2, 2, 2, 2]).irregularity(EconomySettings().pace)) < 1e-9)
+        #expect(Self.pace(gaps: [10, 20, 30]).irregularity(EconomySettings()) == nil)
+        #expect(try #require(Self.pace(gaps: [2, 2, 2, 2, 2, 2]).irregularity(EconomySettings())) < 1e-9)
         // Articles landing 5 to 40 s apart: their spread is of the order of their mean.
-        let uneven = try #require(Self.pace(gaps: [5, 40, 12, 30, 8, 35, 20, 10]).irregularity(EconomySettings().pace))
+        let uneven = try #require(Self.pace(gaps: [5, 40, 12, 30, 8, 35, 20, 10]).irregularity(EconomySettings()))
         #expect(uneven > 0.5 && uneven < 1, "\(uneven)")
         // The same rhythm at another speed is as uneven.
         let slower = try #require(
-            Self.pace(gaps: [10, 80, 24, 60, 16, 70, 40, 20]).irregularity(EconomySettings().pace))
+            Self.pace(gaps: [10, 80, 24, 60, 16, 70, 40, 20]).irregularity(EconomySettings()))
         #expect(abs(slower - uneven) < 1e-9)
     }
 
@@ -42,7 +42,7 @@ struct PaceEstimateTests {
         memory.pace = Self.pace(gaps: [5, 40, 12, 30, 8, 35, 20, 10])
         let window = policy.unevenWindow(memory)
         // (cv / paceNoise)² of the usual gap: far more than the four gaps every pace holds.
-        let cv = memory.pace.irregularity(EconomySettings().pace) ?? 0
+        let cv = memory.pace.irregularity(EconomySettings()) ?? 0
         let expected = (cv / 0.15) * (cv / 0.15) * (memory.pace.gap ?? 0)
         #expect(window < EconomySettings().paceWindowMaximum)
         #expect(abs(window - expected) < 1e-6)
@@ -69,7 +69,7 @@ struct PaceEstimateTests {
         var settings = EconomySettings()
         settings.paceChangeConfidence = confidence
         var pace = PaceEstimate()
-        pace.add(progress: 0, at: 0, window: 100_000, tuning: settings.pace)
+        pace.add(progress: 0, at: 0, window: 100_000, settings: settings)
         var t = 0.0
         var restarts: [Int] = []
         for article in 1...articles {
@@ -77,10 +77,10 @@ struct PaceEstimateTests {
             t += usual * Double.random(in: 0.2...1.8, using: &random)
             let before = pace.corners.count
             pace.add(
-                progress: Double(article) * 0.001, at: t, window: 100_000, tuning: settings.pace, detectsChange: true)
+                progress: Double(article) * 0.001, at: t, window: 100_000, settings: settings, detectsChange: true)
             if pace.corners.count <= before { restarts.append(article) }
         }
-        return (restarts, pace.rate(at: t, settings.pace))
+        return (restarts, pace.rate(at: t, settings))
     }
 
     @Test("articles landing unevenly at one speed restart the pace window a third as often; a halving still takes over")

@@ -149,8 +149,8 @@ public struct EconomyPolicy: Sendable {
     public func observe(_ truth: TruthSample, paused: Bool, startedAt: Double?, memory: inout Memory) {
         if let last = memory.lastObservationAt, truth.time > last {
             let gap = truth.time - last
-            let weight = settings.observationGapWeight
-            memory.observationGap = memory.observationGap.map { (1 - weight) * $0 + weight * gap } ?? gap
+            memory.observationGap = PaceEstimate.smooth(
+                memory.observationGap, gap, weight: settings.observationGapWeight)
         }
         memory.lastObservationAt = max(memory.lastObservationAt ?? truth.time, truth.time)
         // A pause is not a slowdown: its flat stretch is cut out of the pace when the job resumes
@@ -192,7 +192,7 @@ public struct EconomyPolicy: Sendable {
             unevenWindow(memory))
         let wasStalled = stalled(memory, at: truth.progressTime)
         let moved = memory.pace.add(
-            progress: progress, at: truth.progressTime, window: window, stallGap: stallGap, tuning: settings.pace,
+            progress: progress, at: truth.progressTime, window: window, stallGap: stallGap, settings: settings,
             detectsChange: true)
         if moved, wasStalled { memory.movedAgainAt = truth.progressTime }
         // Forecasts are made and scored where the progress moved: between two such points a
@@ -206,7 +206,7 @@ public struct EconomyPolicy: Sendable {
         let horizon = max(settings.paceMinimumSpan, settings.scoreHorizonGaps * (memory.pace.gap ?? 0))
         memory.score.record(
             time: truth.progressTime, progress: progress, sourceRate: sourceRate,
-            paceRate: memory.pace.rate(at: truth.progressTime, settings.pace), horizon: horizon,
+            paceRate: memory.pace.rate(at: truth.progressTime, settings), horizon: horizon,
             spacing: settings.scoreSpacingShare * horizon, smoothing: settings.scoreSmoothing,
             confidence: settings.calibrationConfidence)
     }
@@ -218,7 +218,7 @@ public struct EconomyPolicy: Sendable {
     /// correction to the next). Never longer than `paceWindowMaximum`; 0 for a source whose
     /// advances come evenly (a count moving every poll).
     func unevenWindow(_ memory: Memory) -> Double {
-        guard settings.paceNoise > 0, let cv = memory.pace.irregularity(settings.pace), let gap = memory.pace.gap else {
+        guard settings.paceNoise > 0, let cv = memory.pace.irregularity(settings), let gap = memory.pace.gap else {
             return 0
         }
         let gaps = (cv / settings.paceNoise) * (cv / settings.paceNoise)
@@ -235,7 +235,7 @@ public struct EconomyPolicy: Sendable {
     /// The measured pace (progress per second) at `now`, 0 while stalled, nil when unknown.
     public func pace(_ memory: Memory, at now: Double) -> Double? {
         if memory.pace.stalled(at: now, minimum: settings.stallMinimum, factor: settings.stallGapFactor) { return 0 }
-        return memory.pace.rate(at: now, settings.pace)
+        return memory.pace.rate(at: now, settings)
     }
 
     /// True when the job has stopped moving (no advance for a few of its usual steps).
@@ -400,7 +400,7 @@ public struct EconomyPolicy: Sendable {
             return paced - now <= settings.maximumCountdown ? max(paced, now) : nil
         }
         var paceFinish: Double?
-        if let rate = memory.pace.rate(at: truth.time, settings.pace), rate > 0 {
+        if let rate = memory.pace.rate(at: truth.time, settings), rate > 0 {
             paceFinish = now + (1 - progress) / rate
         }
         var result: Double?
@@ -646,7 +646,7 @@ public struct EconomyPolicy: Sendable {
             // The speed the job moved at, as of its last advance: a step that is merely late
             // (read as "the pace if it came now") would lean the bar below a count about to move
             // on, and the step landing then costs a push (a repair's download, waiting a few polls).
-            let rate = memory.pace.rate(at: last.time, settings.pace), rate > 0
+            let rate = memory.pace.rate(at: last.time, settings), rate > 0
         else { return progress }
         let slope = (1 - progress) / (endDate - now)
         let drift = (rate - slope) * (endDate - now)
@@ -709,7 +709,7 @@ public struct EconomyPolicy: Sendable {
         let truth = s.truth
         guard memory.pace.repeats, truth.resolution > 0, let p = truth.progress, let gap = memory.observationGap,
             gap > 0, let corner = memory.pace.corners.last, abs(corner.progress - p) < 1e-9,
-            let rate = memory.pace.rate(at: corner.time, settings.pace),
+            let rate = memory.pace.rate(at: corner.time, settings),
             rate * settings.flatCountReadings * gap < max(truth.resolution, memory.pace.step ?? 0)
         else { return false }
         let next = truth.time + gap
@@ -989,7 +989,7 @@ public struct EconomyPolicy: Sendable {
     /// reversing). Until then a bar is corrected by what the count shows, not by a projection.
     func lookaheadBelieved(_ memory: Memory) -> Bool {
         guard memory.pace.repeats, memory.pace.span < settings.lookaheadStaircaseSpan else { return true }
-        return memory.pace.irregularity(settings.pace) != nil && memory.pace.span >= unevenWindow(memory)
+        return memory.pace.irregularity(settings) != nil && memory.pace.span >= unevenWindow(memory)
     }
 
     /// The pace the predictive display-error check projects the truth at: the measured pace (or,
@@ -1003,7 +1003,7 @@ public struct EconomyPolicy: Sendable {
         // Overdue, a push stands still (`plan`): projecting the old pace would push it again.
         if memory.pace.overdue(at: t, gaps: settings.overdueGapFactor) { return 0 }
         if staircaseOffset(memory) > 0, let last = memory.pace.corners.last,
-            let rate = memory.pace.rate(at: last.time, settings.pace)
+            let rate = memory.pace.rate(at: last.time, settings)
         {
             return rate
         }
@@ -1071,7 +1071,7 @@ public struct EconomyPolicy: Sendable {
         let trendFinish: Double
         if elapsed >= settings.etaTrendMinimum, advanced > 0 {
             trendFinish = truth.progressTime + (1 - progress) * elapsed / advanced
-        } else if let rate = memory.pace.rate(at: truth.progressTime, settings.pace), rate > 0 {
+        } else if let rate = memory.pace.rate(at: truth.progressTime, settings), rate > 0 {
             trendFinish = truth.progressTime + (1 - progress) / rate
         } else {
             return true

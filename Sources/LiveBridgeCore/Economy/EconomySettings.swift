@@ -370,9 +370,6 @@ public struct EconomySettings: Sendable, Hashable {
 
     public init() {}
 
-    /// The measured pace's constants (`PaceEstimate`).
-    var pace: PaceEstimate.Tuning { PaceEstimate.Tuning(self) }
-
     /// The effective number of end frames.
     public var effectiveEndFrames: Int { endFrames ?? (monthlyBudget == nil ? 2 : 1) }
 }

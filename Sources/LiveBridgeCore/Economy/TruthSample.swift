@@ -55,9 +55,9 @@ public struct PaceEstimate: Sendable, Hashable {
     /// is a stall.
     var longGap: Double? { recentGaps.max() ?? gap }
     /// How uneven the recent times between two advances are (their coefficient of variation), nil
-    /// before `Tuning.irregularityGaps` of them.
-    func irregularity(_ tuning: Tuning) -> Double? {
-        guard recentGaps.count >= tuning.irregularityGaps else { return nil }
+    /// before `EconomySettings.irregularityMinimumGaps` of them.
+    func irregularity(_ settings: EconomySettings) -> Double? {
+        guard recentGaps.count >= settings.irregularityMinimumGaps else { return nil }
         let mean = recentGaps.reduce(0, +) / Double(recentGaps.count)
         guard mean > 0 else { return nil }
         let variance = recentGaps.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(recentGaps.count - 1)
@@ -73,35 +73,6 @@ public struct PaceEstimate: Sendable, Hashable {
     private(set) var seenAt: Double?
     private(set) var belowAt: Double?
 
-    /// The pace's constants, from `EconomySettings` (each one's reason is there).
-    struct Tuning: Sendable, Hashable {
-        var smoothing: Double
-        var recentGaps: Int
-        var irregularityGaps: Int
-        var minimumSpan: Double
-        var minimumGaps: Double
-        var changeFactor: Double
-        var changeSpan: Double
-        var changeConfidence: Double
-        var changeGaps: Double
-        var changeLongGaps: Double
-        var changeAdvances: Int
-
-        init(_ settings: EconomySettings) {
-            smoothing = settings.paceSmoothing
-            recentGaps = settings.paceRecentGaps
-            irregularityGaps = settings.irregularityMinimumGaps
-            minimumSpan = settings.paceMinimumSpan
-            minimumGaps = settings.paceMinimumGaps
-            changeFactor = settings.paceChangeFactor
-            changeSpan = settings.paceChangeSpan
-            changeConfidence = settings.paceChangeConfidence
-            changeGaps = settings.paceChangeGaps
-            changeLongGaps = settings.paceChangeLongGaps
-            changeAdvances = settings.paceChangeAdvances
-        }
-    }
-
     public init() {}
 
     /// Adds the progress `progress` true at `time`; keeps the corners of the last `window` seconds,
@@ -109,7 +80,7 @@ public struct PaceEstimate: Sendable, Hashable {
     /// (a corner was added).
     @discardableResult
     mutating func add(
-        progress: Double, at time: Double, window: Double, stallGap: Double = .infinity, tuning: Tuning,
+        progress: Double, at time: Double, window: Double, stallGap: Double = .infinity, settings: EconomySettings,
         detectsChange: Bool = false
     ) -> Bool {
         let seen = seenAt
@@ -130,13 +101,13 @@ public struct PaceEstimate: Sendable, Hashable {
             return false
         }
         let advance = progress - last.progress
-        self.step = Self.smooth(self.step, advance, weight: tuning.smoothing)
+        self.step = Self.smooth(self.step, advance, weight: settings.paceSmoothing)
         var step = time - last.time
         // The wait as it was: a count that waits a minute between its bursts learns that rhythm
         // from its first such wait, and its next ones are no stall; a real stall makes the source
         // look that slow only for its next few advances.
         recentGaps.append(step)
-        if recentGaps.count > tuning.recentGaps { recentGaps.removeFirst() }
+        if recentGaps.count > settings.paceRecentGaps { recentGaps.removeFirst() }
         if corners.count >= 2, step > stallGap {
             // The first advance after a stall or a pause: the pace is the job's speed while it
             // moves, so the stretch it stood still is cut out of the timeline (the corners before
@@ -146,11 +117,11 @@ public struct PaceEstimate: Sendable, Hashable {
             for index in corners.indices { corners[index].time += shift }
             step = usual
         }
-        gap = Self.smooth(gap, step, weight: tuning.smoothing)
+        gap = Self.smooth(gap, step, weight: settings.paceSmoothing)
         belowAt = seen.map { min($0, time) }
         corners.append(Corner(time: time, progress: progress))
         while corners.count > 2, corners[1].time <= time - window { corners.removeFirst() }
-        if detectsChange { restartAtChange(tuning) }
+        if detectsChange { restartAtChange(settings) }
         return true
     }
 
@@ -160,13 +131,14 @@ public struct PaceEstimate: Sendable, Hashable {
     }
 
     /// A change of speed (a server slowing down, the last layers printing faster): when the
-    /// corners of the recent stretch give a rate `Tuning.changeFactor` times above or below the
+    /// corners of the recent stretch give a rate `paceChangeFactor` times above or below the
     /// rate of the corners before them, the window starts at the change, so the pace follows the
     /// job now instead of averaging the old speed in for a whole window. The recent stretch spans
     /// `changeSpan` seconds, a few of the source's usual gaps and its longest waits.
-    private mutating func restartAtChange(_ tuning: Tuning) {
-        let span = max(tuning.changeSpan, tuning.changeGaps * (gap ?? 0), tuning.changeLongGaps * (longGap ?? 0))
-        guard corners.count > tuning.changeAdvances, let last = corners.last else { return }
+    private mutating func restartAtChange(_ settings: EconomySettings) {
+        let span = max(
+            settings.paceChangeSpan, settings.paceChangeGaps * (gap ?? 0), settings.paceChangeLongGaps * (longGap ?? 0))
+        guard corners.count > settings.paceChangeAdvances, let last = corners.last else { return }
         guard let split = corners.lastIndex(where: { $0.time <= last.time - span }), split >= 1 else { return }
         let older = (corners[split].progress - corners[0].progress) / (corners[split].time - corners[0].time)
         let recent = (last.progress - corners[split].progress) / (last.time - corners[split].time)
@@ -175,8 +147,8 @@ public struct PaceEstimate: Sendable, Hashable {
         // of a steady but uneven count differ by chance by up to `confidence` times their
         // combined error, which is no change of speed.
         let error =
-            (irregularity(tuning) ?? 0) * (1 / Double(split) + 1 / Double(corners.count - 1 - split)).squareRoot()
-        let threshold = max(tuning.changeFactor, 1 + tuning.changeConfidence * error)
+            (irregularity(settings) ?? 0) * (1 / Double(split) + 1 / Double(corners.count - 1 - split)).squareRoot()
+        let threshold = max(settings.paceChangeFactor, 1 + settings.paceChangeConfidence * error)
         if recent > threshold * older || recent * threshold < older {
             corners.removeFirst(split)
         }
@@ -209,14 +181,14 @@ public struct PaceEstimate: Sendable, Hashable {
         belowAt = nil
     }
 
-    /// Progress per second as of `now`, nil before the advances span `Tuning.minimumSpan` and
+    /// Progress per second as of `now`, nil before the advances span `EconomySettings.paceMinimumSpan` and
     /// `minimumGaps` of the source's usual gaps. While the next advance is overdue the pace is at
     /// most what it would be if that advance came now, so a slowdown shows before the source
     /// reports it.
-    func rate(at now: Double, _ tuning: Tuning) -> Double? {
+    func rate(at now: Double, _ settings: EconomySettings) -> Double? {
         guard corners.count >= 2, let first = corners.first, let last = corners.last else { return nil }
         let span = last.time - first.time
-        guard span >= max(tuning.minimumSpan, tuning.minimumGaps * (gap ?? 0)) else { return nil }
+        guard span >= max(settings.paceMinimumSpan, settings.paceMinimumGaps * (gap ?? 0)) else { return nil }
         let advanced = last.progress - first.progress
         let measured = advanced / span
         let usualGap = max(longGap ?? 0, span / Double(corners.count - 1))
