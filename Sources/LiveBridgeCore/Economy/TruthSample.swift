@@ -134,7 +134,8 @@ public struct PaceEstimate: Sendable, Hashable {
     /// corners of the recent stretch give a rate `paceChangeFactor` times above or below the
     /// rate of the corners before them, the window starts at the change, so the pace follows the
     /// job now instead of averaging the old speed in for a whole window. The recent stretch spans
-    /// `changeSpan` seconds, a few of the source's usual gaps and its longest waits.
+    /// at least `paceChangeSpan` seconds, `paceChangeGaps` of the source's usual gaps and
+    /// `paceChangeLongGaps` of its longest recent waits.
     private mutating func restartAtChange(_ settings: EconomySettings) {
         let span = max(
             settings.paceChangeSpan, settings.paceChangeGaps * (gap ?? 0), settings.paceChangeLongGaps * (longGap ?? 0))
@@ -181,10 +182,10 @@ public struct PaceEstimate: Sendable, Hashable {
         belowAt = nil
     }
 
-    /// Progress per second as of `now`, nil before the advances span `EconomySettings.paceMinimumSpan` and
-    /// `minimumGaps` of the source's usual gaps. While the next advance is overdue the pace is at
-    /// most what it would be if that advance came now, so a slowdown shows before the source
-    /// reports it.
+    /// Progress per second as of `now`, nil before the advances span `EconomySettings.paceMinimumSpan`
+    /// and `EconomySettings.paceMinimumGaps` of the source's usual gaps. While the next advance is
+    /// overdue the pace is at most what it would be if that advance came now, so a slowdown shows
+    /// before the source reports it.
     func rate(at now: Double, _ settings: EconomySettings) -> Double? {
         guard corners.count >= 2, let first = corners.first, let last = corners.last else { return nil }
         let span = last.time - first.time
