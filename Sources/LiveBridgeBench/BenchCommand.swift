@@ -142,7 +142,7 @@ extension BenchCommand {
             "estimateWait": \.estimateWait,
             "finishPadErrorShare": \.finishPadErrorShare, "frozenFinishPad": \.frozenFinishPad,
             "errorLookaheadGaps": \.errorLookaheadGaps, "lookaheadStaircaseSpan": \.lookaheadStaircaseSpan,
-            "driftAnchorShare": \.driftAnchorShare,
+            "driftAnchorShare": \.driftAnchorShare, "readingLookaheadGaps": \.readingLookaheadGaps,
             "steadyFinishSteps": \.steadyFinishSteps, "etaMoveMinimum": \.etaMoveMinimum,
             "etaJobFraction": \.etaJobFraction, "staircaseOffsetShare": \.staircaseOffsetShare,
             "staircaseMinimumGap": \.staircaseMinimumGap, "stepWaitObservations": \.stepWaitObservations,

@@ -34,7 +34,8 @@ public struct BudgetPressure: Sendable, Hashable {
 ///    under budget pressure).
 /// 2. A heartbeat before the service's `stale_ttl`.
 /// 3. The bar is off by more than ε from the progress *at the time it was true*, or is off by
-///    half of ε and will be off by ε within `errorLookaheadGaps` of its usual gaps at the measured pace.
+///    half of ε and will be off by ε within `errorLookaheadGaps` of its usual gaps at the measured pace,
+///    or past its tolerance before the next reading at the speed of the last (`readingLookaheadGaps`).
 /// 4. A gliding bar about to pass its `end_date` while the job runs is re-anchored (deadline).
 /// 5. The pushed `end_date` is off from the robust finish (below) by more than the ETA tolerance
 ///    (never less than the source's own resolution), for `etaPersistence`, the measured pace
@@ -854,6 +855,30 @@ public struct EconomyPolicy: Sendable {
                     memory: memory)
             {
                 return .displayError
+            }
+            // A count that moves at every reading, read every few seconds, while the bar is judged
+            // every second: at the speed of its last reading the count may be past the bar's
+            // tolerance before the next reading shows it, so the bar is corrected at the reading
+            // before that (`readingLookaheadGaps`), not the one after. Not past the pushed
+            // `end_date` (the deadline rule owns what happens there), and not for a count that
+            // repeats or has a resolution (a staircase between its steps, a floored percent): it
+            // moves by steps, not at the speed between two readings.
+            if settings.readingLookaheadGaps > 0, p < 1, !memory.pace.repeats, truth.resolution <= 0,
+                let gap = memory.observationGap, gap > 0, memory.pace.corners.count >= 2,
+                let last = memory.pace.corners.last, abs(last.time - tp) < 1e-9, abs(last.progress - p) < 1e-9
+            {
+                let previous = memory.pace.corners[memory.pace.corners.count - 2]
+                let speed = (p - previous.progress) / max(1e-9, tp - previous.time)
+                let next = tp + settings.readingLookaheadGaps * gap
+                let expected = min(1, p + speed * (next - tp))
+                let predicted = abs(anchor.shown(at: next, model: model) - expected)
+                let tolerance = countTolerance(memory, epsilon: epsilon)
+                if next < anchor.endDate ?? .infinity, predicted > max(tolerance, errorThen), staticSpacingOK,
+                    replanCloser(
+                        s, anchor: anchor, to: p, than: predicted, tolerance: tolerance, frozen: frozen, memory: memory)
+                {
+                    return .displayError
+                }
             }
             if let now = progress(truth, memory: memory, at: t) {
                 let shownNow = anchor.shown(at: t, model: model)

@@ -304,6 +304,10 @@ public struct EconomySettings: Sendable, Hashable {
     public var errorLookaheadGaps: Double = 2
     /// See `errorLookaheadGaps`: the share of ε a bar must already be off before it is projected.
     public var lookaheadErrorShare: Double = 0.5
+    /// A bar whose error grew between the last two readings of a count that moves at every one
+    /// is corrected when that growth would take it past its tolerance within this many of the
+    /// source's gaps: at the reading before it is past, not the one after (0 = only once it is).
+    public var readingLookaheadGaps: Double = 1
     /// A push for a drifting bar brings it within its tolerance of where it should be, or at least
     /// this share of ε nearer than it is: one the same check would judge as far off again is none.
     public var correctionGainShare: Double = 0.5
