@@ -304,9 +304,9 @@ public struct EconomySettings: Sendable, Hashable {
     public var errorLookaheadGaps: Double = 2
     /// See `errorLookaheadGaps`: the share of ε a bar must already be off before it is projected.
     public var lookaheadErrorShare: Double = 0.5
-    /// A bar whose error grew between the last two readings of a count that moves at every one
-    /// is corrected when that growth would take it past its tolerance within this many of the
-    /// source's gaps: at the reading before it is past, not the one after (0 = only once it is).
+    /// A count that moves at every reading is projected this many of the source's gaps ahead at
+    /// the speed of its last reading; a bar that would then be past its tolerance is corrected at
+    /// this reading, not the one after, when the 1-s grid already sees it past (0 = only once it is).
     public var readingLookaheadGaps: Double = 1
     /// A push for a drifting bar brings it within its tolerance of where it should be, or at least
     /// this share of ε nearer than it is: one the same check would judge as far off again is none.
