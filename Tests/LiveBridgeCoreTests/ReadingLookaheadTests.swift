@@ -1,4 +1,3 @@
-import Foundation
 import LiveBridgeCore
 import LiveBridgeFoundation
 import Testing
@@ -7,7 +6,7 @@ import Testing
 /// readings, and the reading after that is too late (`EconomySettings.readingLookaheadGaps`).
 @Suite("Economy policy: the reading before the bar is past ε")
 struct ReadingLookaheadTests {
-    static let base = 1_781_517_600.0
+    static let base = EconomyPolicyTests.base
 
     /// A download whose speed wanders around its mean from reading to reading (±10–25 %, each
     /// reading's speed mostly the last one's: a news server's throughput), read every 3–8 s, the

@@ -864,11 +864,9 @@ public struct EconomyPolicy: Sendable {
             // repeats or has a resolution (a staircase between its steps, a floored percent): it
             // moves by steps, not at the speed between two readings.
             if settings.readingLookaheadGaps > 0, p < 1, !memory.pace.repeats, truth.resolution <= 0,
-                let gap = memory.observationGap, gap > 0, memory.pace.corners.count >= 2,
+                let gap = memory.observationGap, gap > 0, let speed = memory.pace.lastStepRate,
                 let last = memory.pace.corners.last, abs(last.time - tp) < 1e-9, abs(last.progress - p) < 1e-9
             {
-                let previous = memory.pace.corners[memory.pace.corners.count - 2]
-                let speed = (p - previous.progress) / max(1e-9, tp - previous.time)
                 let next = tp + settings.readingLookaheadGaps * gap
                 let expected = min(1, p + speed * (next - tp))
                 let predicted = abs(anchor.shown(at: next, model: model) - expected)
