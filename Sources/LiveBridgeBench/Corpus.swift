@@ -29,9 +29,11 @@ enum Corpus {
     }
 
     /// Every family: the bench's own generated trajectories, then those the sources declare
-    /// (`SourceDescriptor.trajectories`, in the registry's order: the MQTT source's four).
+    /// (`SourceDescriptor.trajectories`, in the registry's order: the MQTT source's four), then the
+    /// bench's families that joined after those (a variant's seed follows its family's place, so a
+    /// new family joins at the end and every other family keeps its jobs).
     static let families: [TrajectoryFamily] =
-        trajectoryFamilies + ComponentRegistry.standard.sources.flatMap(\.trajectories)
+        trajectoryFamilies + ComponentRegistry.standard.sources.flatMap(\.trajectories) + laterFamilies
 
     static let trajectoryFamilies: [TrajectoryFamily] = [
         TrajectoryFamily(
@@ -206,6 +208,25 @@ enum Corpus {
         },
     ]
 
+    static let laterFamilies: [TrajectoryFamily] = [
+        TrajectoryFamily(
+            name: "slow-poll",
+            summary: "download polled every 15–30 s, 10–90 min, counted in articles of 0.3–3 % of the job",
+            kind: .download
+        ) {
+            seed, base in
+            // A bridge polling SABnzbd every half minute (or a recording stretched to an hour):
+            // 0–3 articles land between two readings, the truth between them is a straight line.
+            var r = SeededRandom(seed: seed)
+            let seconds = r.uniform(600...5400)
+            let interval = r.uniform(15...30).rounded()
+            let article = 384_000.0
+            let bytes = article / r.uniform(0.003...0.03)
+            return download(
+                &r, bytes: bytes, regimes: [(bytes / seconds, nil)], interval: interval, step: article, base: base)
+        }
+    ]
+
     // MARK: - Downloads
 
     /// A small download from a slow server: the seed's random source, then its size (8–60 MB) and
@@ -288,8 +309,9 @@ enum Corpus {
             } else {
                 reported = step > 0 && done < total ? (done / step).rounded(.down) * step : done
             }
+            // The meter's last 10 s; a poll further apart than that still reads the latest speed.
             recent.append(speed)
-            if Double(recent.count) * interval > 10 { recent.removeFirst() }
+            if recent.count > 1, Double(recent.count) * interval > 10 { recent.removeFirst() }
             if speed > 0 { downloadTime += interval }
             t += interval
         }
