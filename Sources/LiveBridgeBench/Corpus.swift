@@ -217,15 +217,44 @@ enum Corpus {
             seed, base in
             // A bridge polling SABnzbd every half minute (or a recording stretched to an hour):
             // 0–3 articles land between two readings, the truth between them is a straight line.
-            var r = SeededRandom(seed: seed)
-            let seconds = r.uniform(600...5400)
-            let interval = r.uniform(15...30).rounded()
-            let article = 384_000.0
-            let bytes = article / r.uniform(0.003...0.03)
+            var (r, seconds, interval, bytes) = slowPoll(seed, seconds: 600...5400)
             return download(
-                &r, bytes: bytes, regimes: [(bytes / seconds, nil)], interval: interval, step: article, base: base)
-        }
+                &r, bytes: bytes, regimes: [(bytes / seconds, nil)], interval: interval, step: slowPollArticle,
+                base: base)
+        },
+        TrajectoryFamily(
+            name: "slow-speed-change",
+            summary: "download polled every 15–30 s, 20–120 min, its speed changing once by ×0.4–×0.7 or ×1.5–×2.5",
+            kind: .download
+        ) {
+            seed, base in
+            // The slow poll of `slow-poll` with a server that slows down or speeds up once at 30–70 %
+            // of the job (the recordings stretched to an hour halve their rate at half way).
+            var (r, seconds, interval, bytes) = slowPoll(seed, seconds: 1200...7200)
+            let factor = r.uniform(0...1) < 0.5 ? r.uniform(0.4...0.7) : r.uniform(1.5...2.5)
+            let share = r.uniform(0.3...0.7)
+            // The first speed takes `share` of the bytes, the second the rest, `seconds` in all.
+            let first = bytes * (share + (1 - share) / factor) / seconds
+            return download(
+                &r, bytes: bytes, regimes: [(first, bytes * share / first), (first * factor, nil)],
+                interval: interval, step: slowPollArticle, base: base)
+        },
     ]
+
+    /// SABnzbd's article in the slowly polled families (384 KB).
+    static let slowPollArticle = 384_000.0
+
+    /// A slowly polled download: the seed's random source, then its length within `seconds`, the
+    /// poll interval (15–30 s) and its size (articles of 0.3–3 % of it), drawn in that order.
+    static func slowPoll(_ seed: UInt64, seconds: ClosedRange<Double>)
+        -> (SeededRandom, Double, Double, Double)
+    {
+        var r = SeededRandom(seed: seed)
+        let length = r.uniform(seconds)
+        let interval = r.uniform(15...30).rounded()
+        let bytes = slowPollArticle / r.uniform(0.003...0.03)
+        return (r, length, interval, bytes)
+    }
 
     // MARK: - Downloads
 

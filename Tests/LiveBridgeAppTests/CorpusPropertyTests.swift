@@ -66,8 +66,12 @@ struct CorpusPropertyTests {
         // Held to half a step by design (a coarse staircase), straying from any glide (a slow
         // server's articles landing unevenly), a program whose percentage runs off its own
         // countdown, or read every 15–30 s (a step that comes a reading late leaves the bar that
-        // reading's rise past the count): their jobs over ε are accounted for in docs/performance.md.
-        let exempt: Set = ["coarse-stepwise", "uneven-articles", "sensor-sampled", "non-linear-fixed", "slow-poll"]
+        // reading's rise past the count; a change of speed shows only once the count falls a step
+        // behind the old pace): their jobs over ε are accounted for in docs/performance.md.
+        let exempt: Set = [
+            "coarse-stepwise", "uneven-articles", "sensor-sampled", "non-linear-fixed", "slow-poll",
+            "slow-speed-change",
+        ]
         for job in Self.jobs where !exempt.contains(job.family) {
             let measured = bench.measure(family: job.family, seed: job.seed, job.updates)
             #expect(
