@@ -75,6 +75,10 @@ public struct EconomyPolicy: Sendable {
         var lastETAMoveLater: Bool?
         /// The finishes the source stated recently.
         public internal(set) var finishes = FinishTrack()
+        /// The rate the source's estimate implies, for a change of speed it sees first, and such a
+        /// change until the count confirms it.
+        var statedRate = StatedRateShift()
+        var pendingShift: PendingShift?
         /// When the card's text or phase last changed in a push: a new stretch of the job.
         var cardChangedAt: Double?
         /// The latest observation's time, and the smoothed time between two observations (the
@@ -97,6 +101,15 @@ public struct EconomyPolicy: Sendable {
         var movedAgainAt: Double?
 
         public init() {}
+    }
+
+    /// A change of speed the source's estimate showed (`StatedRateShift`), from the pace's corner
+    /// at or before it, at the pace measured until then.
+    struct PendingShift: Sendable, Hashable {
+        var time: Double
+        var progress: Double
+        var rate: Double
+        var faster: Bool
     }
 
     /// Everything one decision looks at.
@@ -159,6 +172,8 @@ public struct EconomyPolicy: Sendable {
         guard !paused else {
             memory.pausedAt = memory.pausedAt ?? truth.time
             memory.finishes.reset()
+            memory.statedRate.interrupt()
+            memory.pendingShift = nil
             return
         }
         if let pausedAt = memory.pausedAt,
@@ -184,6 +199,22 @@ public struct EconomyPolicy: Sendable {
             memory.finishes.reset()
         }
         guard let progress = truth.progress else { return }
+        var shiftedAt: (time: Double, faster: Bool)?
+        // Read while the job moves at its settled pace only: a stalled job's meter decays, and a
+        // resumed one's climbs back, neither of which is the server's new speed.
+        let settled = !stalled(memory, at: truth.progressTime) && resumeSettled(memory, at: truth.progressTime)
+        if !settled {
+            memory.statedRate.interrupt()
+        } else if settings.statedRateShifts, let finish = truth.finish, !truth.fixedFinish, progress < 1,
+            finish - truth.progressTime >= settings.statedRateResolutionSteps * truth.finishResolution
+        {
+            shiftedAt = memory.statedRate.add(
+                rate: (1 - progress) / max(1e-9, finish - truth.progressTime), at: truth.progressTime,
+                factor: settings.paceChangeFactor, readings: settings.paceChangeAdvances,
+                smoothing: settings.paceSmoothing)
+        } else {
+            memory.statedRate.reset()
+        }
         let stallGap = max(settings.stallMinimum, settings.stallGapFactor * (memory.pace.longGap ?? 0))
         // The window holds at least the few usual gaps a pace needs (a sensor sampled every
         // 30–60 s would otherwise never have one), and as many as the unevenness of those gaps
@@ -196,6 +227,28 @@ public struct EconomyPolicy: Sendable {
             progress: progress, at: truth.progressTime, window: window, stallGap: stallGap, settings: settings,
             detectsChange: true)
         if moved, wasStalled { memory.movedAgainAt = truth.progressTime }
+        if let shiftedAt, !wasStalled, let corner = memory.pace.corners.last(where: { $0.time <= shiftedAt.time }),
+            let rate = memory.pace.rate(at: shiftedAt.time, settings), rate > 0
+        {
+            memory.pendingShift = PendingShift(
+                time: corner.time, progress: corner.progress, rate: rate, faster: shiftedAt.faster)
+        }
+        if wasStalled { memory.pendingShift = nil }
+        if moved, let shift = memory.pendingShift {
+            // The count confirms it where it moves: it has left the old pace's line by
+            // `statedRateConfirmSteps` of its steps the way the source said (a meter climbing back
+            // after a pause says the job runs slower while its count keeps the old pace; a count
+            // standing still is a stall's, not a slower speed's).
+            let step = max(memory.pace.step ?? 0, truth.resolution)
+            let expected = shift.progress + shift.rate * (truth.progressTime - shift.time)
+            let departed = shift.faster ? progress - expected : expected - progress
+            if departed > settings.statedRateConfirmSteps * step {
+                memory.pace.restart(at: shift.time)
+                memory.pendingShift = nil
+            } else if truth.progressTime - shift.time > window {
+                memory.pendingShift = nil
+            }
+        }
         // Forecasts are made and scored where the progress moved: between two such points a
         // stepwise source's value is exact, anywhere else it is off by up to a step, which over a
         // few steps would drown what the forecasts are scored on.

@@ -212,6 +212,16 @@ public struct EconomySettings: Sendable, Hashable {
     public var paceChangeFactor: Double = 1.6
     /// See `paceChangeFactor`.
     public var paceChangeSpan: Double = 10
+    /// The pace window also restarts where the source's own estimate shifted by `paceChangeFactor`
+    /// and held for `paceChangeAdvances` answers (`StatedRateShift`).
+    public var statedRateShifts = true
+    /// …read only while the time the source says is left is this many of its own resolution
+    /// (whole minutes floored swing a short remainder by more than any change of speed).
+    public var statedRateResolutionSteps: Double = 10
+    /// …and restarts it once the count has left the old pace's line by this many of its steps
+    /// the way the source said, within a pace window (a count within a step of either line says
+    /// nothing; a meter climbing back after a pause is not followed by the count).
+    public var statedRateConfirmSteps: Double = 1
     /// …and, for a source whose advances come unevenly, more than chance explains: the two
     /// stretches' rates must differ by over this many times their combined error (cv / √n each,
     /// cv how much the recent gaps between advances vary). A slow server's articles, landing one

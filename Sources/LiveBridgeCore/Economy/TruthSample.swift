@@ -155,6 +155,13 @@ public struct PaceEstimate: Sendable, Hashable {
         }
     }
 
+    /// The pace starts again at `time` (a change of speed seen elsewhere): the corners before the
+    /// last one at or before it are dropped.
+    mutating func restart(at time: Double) {
+        guard let index = corners.lastIndex(where: { $0.time <= time }), index >= 1 else { return }
+        corners.removeFirst(index)
+    }
+
     /// A pause of `seconds` ended: the stretch the job stood still is cut out of the timeline at
     /// once (the corners move later by it), so the resumed job is neither stalled nor slower
     /// until its next advance.
@@ -231,6 +238,73 @@ public struct PaceEstimate: Sendable, Hashable {
     func stalled(at now: Double, minimum: Double, factor: Double) -> Bool {
         guard corners.count >= 2, let last = corners.last else { return false }
         return now - last.time > max(minimum, factor * (longGap ?? 0))
+    }
+}
+
+/// The rate a source's own estimate implies (the rest of the job over the time it says is left),
+/// read at each of its answers: a shift by `paceChangeFactor` that holds for
+/// `paceChangeAdvances` answers in a row is a change of speed the source has seen (a download
+/// client's speed meter reads a server's new speed within seconds, where the pace over a slowly
+/// polled count needs many of its steps to show it). Smaller moves are followed into the level.
+public struct StatedRateShift: Sendable, Hashable {
+    /// The smoothed rate before the current run.
+    private(set) var level: Double?
+    /// The answers in a row beyond the factor on one side of `level`: when the first came, how
+    /// many, their sum, and whether they are above it.
+    private var runStart: Double?
+    private var runCount = 0
+    private var runSum = 0.0
+    private var runFaster = false
+    private var runLowest = Double.infinity
+    private var runHighest = 0.0
+
+    public init() {}
+
+    /// Adds the rate `rate` stated at `time`; returns when the shift began, and which way, once it
+    /// has held for `readings` answers (the level is then the shifted rate).
+    mutating func add(rate: Double, at time: Double, factor: Double, readings: Int, smoothing: Double)
+        -> (time: Double, faster: Bool)?
+    {
+        guard rate > 0, rate.isFinite else { return nil }
+        guard let level else {
+            self.level = rate
+            return nil
+        }
+        let faster = rate > level
+        guard rate > factor * level || rate * factor < level else {
+            interrupt()
+            self.level = PaceEstimate.smooth(level, rate, weight: smoothing)
+            return nil
+        }
+        // A run holds together within the square root of the factor: a meter climbing back after
+        // a pause (the estimate falling from hours to minutes over a few answers) is no new speed
+        // until it settles.
+        let spread = factor.squareRoot()
+        if runStart == nil || faster != runFaster || max(runHighest, rate) > spread * min(runLowest, rate) {
+            interrupt()
+            runStart = time
+            runFaster = faster
+        }
+        runCount += 1
+        runSum += rate
+        runLowest = min(runLowest, rate)
+        runHighest = max(runHighest, rate)
+        guard runCount >= readings, let start = runStart else { return nil }
+        self.level = runSum / Double(runCount)
+        interrupt()
+        return (start, runFaster)
+    }
+
+    /// Forgets everything (a pause, a source without an estimate).
+    mutating func reset() { self = StatedRateShift() }
+
+    /// Ends the current run, keeping the level (a stall: what the source says meanwhile is neither).
+    mutating func interrupt() {
+        runStart = nil
+        runCount = 0
+        runSum = 0
+        runLowest = .infinity
+        runHighest = 0
     }
 }
 
