@@ -136,7 +136,7 @@ extension BenchCommand {
             "paceMinimumSpan": \.paceMinimumSpan, "paceShareUnscored": \.paceShareUnscored,
             "calibrationConfidence": \.calibrationConfidence, "steadyFinishAgeShare": \.steadyFinishAgeShare,
             "scoreHorizonGaps": \.scoreHorizonGaps, "paceChangeFactor": \.paceChangeFactor,
-            "statedRateConfirmSteps": \.statedRateConfirmSteps,
+            "statedRateConfirmSteps": \.statedRateConfirmSteps, "statedRateFactor": \.statedRateFactor,
             "paceChangeConfidence": \.paceChangeConfidence,
             "paceChangeSpan": \.paceChangeSpan, "etaQuietTail": \.etaQuietTail,
             "absurdFinishFactor": \.absurdFinishFactor, "startWait": \.startWait,

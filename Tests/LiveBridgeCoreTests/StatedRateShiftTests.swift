@@ -12,7 +12,7 @@ struct StatedRateShiftTests {
         var found: [(Int, Double, Bool)] = []
         for (index, rate) in rates.enumerated() {
             if let shift = track.add(
-                rate: rate, at: Double(index) * 10, factor: settings.paceChangeFactor,
+                rate: rate, at: Double(index) * 10, factor: settings.statedRateFactor,
                 readings: settings.paceChangeAdvances, smoothing: settings.paceSmoothing)
             {
                 found.append((index, shift.time, shift.faster))
@@ -33,7 +33,7 @@ struct StatedRateShiftTests {
         #expect(found.count == 1)
         #expect(shift.index == 14 && shift.start == 120 && !shift.faster)
         // A move by less than the factor is followed, not reported.
-        #expect(Self.shifts(steady + Array(repeating: 0.7, count: 8)).isEmpty)
+        #expect(Self.shifts(steady + Array(repeating: 0.8, count: 8)).isEmpty)
         // Two answers beyond it are a blip.
         #expect(Self.shifts(steady + [2.5, 2.5] + steady).isEmpty)
         // Faster.
@@ -44,7 +44,7 @@ struct StatedRateShiftTests {
     @Test("a meter climbing back after a pause (the estimate falling over a few answers) is no shift until it settles")
     func rampIsNoShift() {
         // The rate implied by an estimate falling from hours to the usual minutes: each answer
-        // more than the factor's square root from the one before.
+        // more than the factor from the one before.
         let steady = Array(repeating: 1.0, count: 10)
         let ramp = [0.1, 0.15, 0.24, 0.38, 0.6, 0.95, 1.0, 1.0, 1.0]
         #expect(Self.shifts(steady + ramp).isEmpty)

@@ -210,7 +210,7 @@ public struct EconomyPolicy: Sendable {
         {
             shiftedAt = memory.statedRate.add(
                 rate: (1 - progress) / max(1e-9, finish - truth.progressTime), at: truth.progressTime,
-                factor: settings.paceChangeFactor, readings: settings.paceChangeAdvances,
+                factor: settings.statedRateFactor, readings: settings.paceChangeAdvances,
                 smoothing: settings.paceSmoothing)
         } else {
             memory.statedRate.reset()

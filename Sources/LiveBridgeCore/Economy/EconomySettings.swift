@@ -212,9 +212,14 @@ public struct EconomySettings: Sendable, Hashable {
     public var paceChangeFactor: Double = 1.6
     /// See `paceChangeFactor`.
     public var paceChangeSpan: Double = 10
-    /// The pace window also restarts where the source's own estimate shifted by `paceChangeFactor`
+    /// The pace window also restarts where the source's own estimate shifted by `statedRateFactor`
     /// and held for `paceChangeAdvances` answers (`StatedRateShift`).
     public var statedRateShifts = true
+    /// …a shift beyond a speed meter's wobble (SABnzbd's reads ±15 % from one answer to the next)
+    /// on three answers running; the count still has to confirm it (`statedRateConfirmSteps`), so
+    /// this is lower than `paceChangeFactor`, which the count alone must carry (1.6 missed a
+    /// server slowing to 0.63–0.7 of its speed).
+    public var statedRateFactor: Double = 1.4
     /// …read only while the time the source says is left is this many of its own resolution
     /// (whole minutes floored swing a short remainder by more than any change of speed).
     public var statedRateResolutionSteps: Double = 10

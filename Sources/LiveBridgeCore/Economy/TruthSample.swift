@@ -242,7 +242,7 @@ public struct PaceEstimate: Sendable, Hashable {
 }
 
 /// The rate a source's own estimate implies (the rest of the job over the time it says is left),
-/// read at each of its answers: a shift by `paceChangeFactor` that holds for
+/// read at each of its answers: a shift by `statedRateFactor` that holds for
 /// `paceChangeAdvances` answers in a row is a change of speed the source has seen (a download
 /// client's speed meter reads a server's new speed within seconds, where the pace over a slowly
 /// polled count needs many of its steps to show it). Smaller moves are followed into the level.
@@ -276,11 +276,10 @@ public struct StatedRateShift: Sendable, Hashable {
             self.level = PaceEstimate.smooth(level, rate, weight: smoothing)
             return nil
         }
-        // A run holds together within the square root of the factor: a meter climbing back after
-        // a pause (the estimate falling from hours to minutes over a few answers) is no new speed
-        // until it settles.
-        let spread = factor.squareRoot()
-        if runStart == nil || faster != runFaster || max(runHighest, rate) > spread * min(runLowest, rate) {
+        // A run holds together within the factor: a meter climbing back after a pause (the
+        // estimate falling from hours to minutes over a few answers) is no new speed until it
+        // settles.
+        if runStart == nil || faster != runFaster || max(runHighest, rate) > factor * min(runLowest, rate) {
             interrupt()
             runStart = time
             runFaster = faster
