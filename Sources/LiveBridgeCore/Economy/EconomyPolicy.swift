@@ -199,22 +199,6 @@ public struct EconomyPolicy: Sendable {
             memory.finishes.reset()
         }
         guard let progress = truth.progress else { return }
-        var shiftedAt: (time: Double, faster: Bool)?
-        // Read while the job moves at its settled pace only: a stalled job's meter decays, and a
-        // resumed one's climbs back, neither of which is the server's new speed.
-        let settled = !stalled(memory, at: truth.progressTime) && resumeSettled(memory, at: truth.progressTime)
-        if !settled {
-            memory.statedRate.interrupt()
-        } else if settings.statedRateShifts, let finish = truth.finish, !truth.fixedFinish, progress < 1,
-            finish - truth.progressTime >= settings.statedRateResolutionSteps * truth.finishResolution
-        {
-            shiftedAt = memory.statedRate.add(
-                rate: (1 - progress) / max(1e-9, finish - truth.progressTime), at: truth.progressTime,
-                factor: settings.statedRateFactor, readings: settings.paceChangeAdvances,
-                smoothing: settings.paceSmoothing)
-        } else {
-            memory.statedRate.reset()
-        }
         let stallGap = max(settings.stallMinimum, settings.stallGapFactor * (memory.pace.longGap ?? 0))
         // The window holds at least the few usual gaps a pace needs (a sensor sampled every
         // 30–60 s would otherwise never have one), and as many as the unevenness of those gaps
@@ -227,28 +211,9 @@ public struct EconomyPolicy: Sendable {
             progress: progress, at: truth.progressTime, window: window, stallGap: stallGap, settings: settings,
             detectsChange: true)
         if moved, wasStalled { memory.movedAgainAt = truth.progressTime }
-        if let shiftedAt, !wasStalled, let corner = memory.pace.corners.last(where: { $0.time <= shiftedAt.time }),
-            let rate = memory.pace.rate(at: shiftedAt.time, settings), rate > 0
-        {
-            memory.pendingShift = PendingShift(
-                time: corner.time, progress: corner.progress, rate: rate, faster: shiftedAt.faster)
-        }
-        if wasStalled { memory.pendingShift = nil }
-        if moved, let shift = memory.pendingShift {
-            // The count confirms it where it moves: it has left the old pace's line by
-            // `statedRateConfirmSteps` of its steps the way the source said (a meter climbing back
-            // after a pause says the job runs slower while its count keeps the old pace; a count
-            // standing still is a stall's, not a slower speed's).
-            let step = max(memory.pace.step ?? 0, truth.resolution)
-            let expected = shift.progress + shift.rate * (truth.progressTime - shift.time)
-            let departed = shift.faster ? progress - expected : expected - progress
-            if departed > settings.statedRateConfirmSteps * step {
-                memory.pace.restart(at: shift.time)
-                memory.pendingShift = nil
-            } else if truth.progressTime - shift.time > window {
-                memory.pendingShift = nil
-            }
-        }
+        followStatedRate(
+            truth, progress: progress, moved: moved,
+            settled: !wasStalled && resumeSettled(memory, at: truth.progressTime), window: window, memory: &memory)
         // Forecasts are made and scored where the progress moved: between two such points a
         // stepwise source's value is exact, anywhere else it is off by up to a step, which over a
         // few steps would drown what the forecasts are scored on.
@@ -263,6 +228,48 @@ public struct EconomyPolicy: Sendable {
             paceRate: memory.pace.rate(at: truth.progressTime, settings), horizon: horizon,
             spacing: settings.scoreSpacingShare * horizon, smoothing: settings.scoreSmoothing,
             confidence: settings.calibrationConfidence)
+    }
+
+    /// A change of speed the source's own estimate shows (`StatedRateShift`) restarts the pace
+    /// once the count confirms it where it moves: the count has left the old pace's line by
+    /// `statedRateConfirmSteps` of its steps the way the source said (a meter climbing back after a
+    /// pause says the job runs slower while its count keeps the old pace). The estimate is read
+    /// while the job moves at its settled pace only (`settled`): a stalled job's meter decays, and
+    /// a resumed one's climbs back, neither of which is the server's new speed.
+    func followStatedRate(
+        _ truth: TruthSample, progress: Double, moved: Bool, settled: Bool, window: Double, memory: inout Memory
+    ) {
+        guard settled else {
+            memory.statedRate.interrupt()
+            memory.pendingShift = nil
+            return
+        }
+        if settings.statedRateShifts, let finish = truth.finish, !truth.fixedFinish, progress < 1,
+            finish - truth.progressTime >= settings.statedRateResolutionSteps * truth.finishResolution
+        {
+            if let shift = memory.statedRate.add(
+                rate: (1 - progress) / max(1e-9, finish - truth.progressTime), at: truth.progressTime,
+                factor: settings.statedRateFactor, readings: settings.paceChangeAdvances,
+                smoothing: settings.paceSmoothing),
+                let corner = memory.pace.corners.last(where: { $0.time <= shift.time }),
+                let rate = memory.pace.rate(at: shift.time, settings), rate > 0
+            {
+                memory.pendingShift = PendingShift(
+                    time: corner.time, progress: corner.progress, rate: rate, faster: shift.faster)
+            }
+        } else {
+            memory.statedRate.reset()
+        }
+        guard moved, let shift = memory.pendingShift else { return }
+        let step = max(memory.pace.step ?? 0, truth.resolution)
+        let expected = shift.progress + shift.rate * (truth.progressTime - shift.time)
+        let departed = shift.faster ? progress - expected : expected - progress
+        if departed > settings.statedRateConfirmSteps * step {
+            memory.pace.restart(at: shift.time)
+            memory.pendingShift = nil
+        } else if truth.progressTime - shift.time > window {
+            memory.pendingShift = nil
+        }
     }
 
     /// The window a pace over uneven advances needs: measured over n gaps whose lengths vary by a
