@@ -230,16 +230,34 @@ enum Corpus {
             seed, base in
             // The slow poll of `slow-poll` with a server that slows down or speeds up once at 30–70 %
             // of the job (the recordings stretched to an hour halve their rate at half way).
-            var (r, seconds, interval, bytes) = slowPoll(seed, seconds: 1200...7200)
-            let factor = r.uniform(0...1) < 0.5 ? r.uniform(0.4...0.7) : r.uniform(1.5...2.5)
-            let share = r.uniform(0.3...0.7)
-            // The first speed takes `share` of the bytes, the second the rest, `seconds` in all.
-            let first = bytes * (share + (1 - share) / factor) / seconds
-            return download(
-                &r, bytes: bytes, regimes: [(first, bytes * share / first), (first * factor, nil)],
-                interval: interval, step: slowPollArticle, base: base)
+            slowSpeedChange(seed, base: base, stretched: false)
+        },
+        TrajectoryFamily(
+            name: "stretched-speed-change",
+            summary: "`slow-speed-change` with the speed meter turning over 5–15 min (a recording stretched ×30–×90)",
+            kind: .download
+        ) {
+            seed, base in
+            // A recording replayed stretched: SABnzbd's meter, the mean of its last 10 s, becomes
+            // the mean of the last 5–15 minutes, so its estimate turns over many answers after a
+            // change of speed instead of at the next one.
+            slowSpeedChange(seed, base: base, stretched: true)
         },
     ]
+
+    /// A slowly polled download whose server slows down (×0.4–×0.7) or speeds up (×1.5–×2.5) once,
+    /// at 30–70 % of the bytes; `stretched`: SABnzbd's speed meter averages 10 s × 30–90.
+    static func slowSpeedChange(_ seed: UInt64, base: Double, stretched: Bool) -> [ActivityUpdate] {
+        var (r, seconds, interval, bytes) = slowPoll(seed, seconds: 1200...7200)
+        let factor = r.uniform(0...1) < 0.5 ? r.uniform(0.4...0.7) : r.uniform(1.5...2.5)
+        let share = r.uniform(0.3...0.7)
+        let meter = stretched ? 10 * r.uniform(30...90) : 10
+        // The first speed takes `share` of the bytes, the second the rest, `seconds` in all.
+        let first = bytes * (share + (1 - share) / factor) / seconds
+        return download(
+            &r, bytes: bytes, regimes: [(first, bytes * share / first), (first * factor, nil)],
+            interval: interval, step: slowPollArticle, meter: meter, base: base)
+    }
 
     /// SABnzbd's article in the slowly polled families (384 KB).
     static let slowPollArticle = 384_000.0
@@ -269,13 +287,14 @@ enum Corpus {
 
     /// A download as a SABnzbd answers it, through the adapter's own mapping (`SABnzbdMapper`):
     /// the queue's bytes over a total that may grow, moving in article-sized steps when `step` is
-    /// set, SABnzbd's speed meter (the mean of the last 10 s, so it lags and decays) and its
+    /// set, SABnzbd's speed meter (the mean of the last `meter` seconds, 10 on a live server, so it
+    /// lags and decays) and its
     /// `timeleft` from it, paused stretches (a queue pause), and post-processing in the history
     /// before the job completes there.
     static func download(
         _ r: inout SeededRandom, bytes: Double, regimes: [(Double, Double?)], interval explicitInterval: Double? = nil,
         growth: [(at: Double, bytes: Double)] = [], pauses: [(at: Double, seconds: Double)] = [], step: Double = 0,
-        arrivals: [Double]? = nil, postProcessing explicitPost: Double? = nil, base: Double
+        arrivals: [Double]? = nil, postProcessing explicitPost: Double? = nil, meter: Double = 10, base: Double
     ) -> [ActivityUpdate] {
         let interval = explicitInterval ?? r.uniform(1...5).rounded()
         let postProcessing = explicitPost ?? r.uniform(10...180)
@@ -338,9 +357,10 @@ enum Corpus {
             } else {
                 reported = step > 0 && done < total ? (done / step).rounded(.down) * step : done
             }
-            // The meter's last 10 s; a poll further apart than that still reads the latest speed.
+            // The meter's last `meter` seconds; a poll further apart than that still reads the
+            // latest speed.
             recent.append(speed)
-            if recent.count > 1, Double(recent.count) * interval > 10 { recent.removeFirst() }
+            if recent.count > 1, Double(recent.count) * interval > meter { recent.removeFirst() }
             if speed > 0 { downloadTime += interval }
             t += interval
         }
