@@ -461,8 +461,9 @@ public struct EconomyPolicy: Sendable {
             return paced - now <= settings.maximumCountdown ? max(paced, now) : nil
         }
         var paceFinish: Double?
-        if let rate = memory.pace.rate(at: truth.time, settings), rate > 0 {
-            paceFinish = now + (1 - progress) / rate
+        let paceRate = memory.pace.rate(at: truth.time, settings) ?? 0
+        if paceRate > 0 {
+            paceFinish = now + (1 - progress) / paceRate
         }
         var result: Double?
         switch (source, paceFinish) {
@@ -484,6 +485,11 @@ public struct EconomyPolicy: Sendable {
                 + max(truth.finishResolution, settings.paceMinimumSpan)
             {
                 result = paced
+            } else if settings.unseenChangeOverSource,
+                sourceUnaware(memory, rate: paceRate, sourceLeft: sourceLeft, pacedLeft: pacedLeft)
+            {
+                // The count showed a change of speed its source has not seen yet.
+                result = paced
             } else {
                 result = source + paceWeight(memory, resolution: truth.resolution) * (paced - source)
             }
@@ -500,6 +506,19 @@ public struct EconomyPolicy: Sendable {
         }
         guard let result, result - now <= settings.maximumCountdown else { return nil }
         return max(result, now)
+    }
+
+    /// True while the pace restarted at a change of speed the count showed (`PaceEstimate.change`)
+    /// and the source's estimate still reads nearer the speed before it than the pace `rate`
+    /// does now: the source has not seen the change yet (a download client's meter averaging over
+    /// minutes). `sourceLeft` and `pacedLeft`: the time each says the rest of the job takes.
+    func sourceUnaware(_ memory: Memory, rate: Double, sourceLeft: Double, pacedLeft: Double) -> Bool {
+        guard let change = memory.pace.change, memory.pace.corners.first?.time == change.time,
+            sourceLeft > 0, pacedLeft > 0, change.before > 0, rate > 0
+        else { return false }
+        let source = rate * pacedLeft / sourceLeft
+        func apart(_ a: Double, _ b: Double) -> Double { max(a, b) / min(a, b) }
+        return apart(source, change.before) < apart(source, rate)
     }
 
     /// The share of the measured pace's span that lies within the current stretch (since the

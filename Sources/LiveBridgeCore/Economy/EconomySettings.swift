@@ -212,6 +212,12 @@ public struct EconomySettings: Sendable, Hashable {
     public var paceChangeFactor: Double = 1.6
     /// See `paceChangeFactor`.
     public var paceChangeSpan: Double = 10
+    /// After a change of speed the count showed, the source's estimate is left out of the finish
+    /// while it still reads nearer the speed before the change than the new pace
+    /// (`EconomyPolicy.sourceUnaware`): it has not seen the change yet (a download client's meter
+    /// averaging over minutes — a SABnzbd recording replayed an hour long turns its 10-s meter
+    /// over ten minutes), and a blend with it would leave each correction short of the new speed.
+    public var unseenChangeOverSource = true
     /// The pace window also restarts where the source's own estimate shifted by `statedRateFactor`
     /// and held for `paceChangeAdvances` answers (`StatedRateShift`).
     public var statedRateShifts = true

@@ -45,6 +45,13 @@ public struct PaceEstimate: Sendable, Hashable {
     }
 
     private(set) var corners: [Corner] = []
+    /// The latest change of speed the count showed (`restartAtChange`): the corner the pace
+    /// restarted at, and the rate before it.
+    struct Change: Sendable, Hashable {
+        var time: Double
+        var before: Double
+    }
+    private(set) var change: Change?
     /// Smoothed seconds between two advances.
     private(set) var gap: Double?
     /// The last few times between two advances, for `longGap`.
@@ -152,6 +159,7 @@ public struct PaceEstimate: Sendable, Hashable {
         let threshold = max(settings.paceChangeFactor, 1 + settings.paceChangeConfidence * error)
         if recent > threshold * older || recent * threshold < older {
             corners.removeFirst(split)
+            change = Change(time: corners[0].time, before: older)
         }
     }
 
@@ -160,6 +168,7 @@ public struct PaceEstimate: Sendable, Hashable {
     mutating func restart(at time: Double) {
         guard let index = corners.lastIndex(where: { $0.time <= time }), index >= 1 else { return }
         corners.removeFirst(index)
+        change = nil
     }
 
     /// A pause of `seconds` ended: the stretch the job stood still is cut out of the timeline at
@@ -181,6 +190,7 @@ public struct PaceEstimate: Sendable, Hashable {
     /// Forgets everything (a pause or a new job).
     mutating func reset() {
         corners.removeAll()
+        change = nil
         gap = nil
         recentGaps.removeAll()
         step = nil
