@@ -40,7 +40,7 @@ struct UnseenChangeTests {
             readings.append(
                 Reading(
                     time: t, truth: truth(t), finish: policy.finish(sample, memory: memory, at: t),
-                    changed: memory.pace.change != nil, first: memory.pace.corners.first?.time ?? -1))
+                    changed: memory.pace.rateBeforeChange != nil, first: memory.pace.corners.first?.time ?? -1))
             t += 25
         }
         return readings

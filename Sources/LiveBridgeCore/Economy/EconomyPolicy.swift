@@ -508,17 +508,17 @@ public struct EconomyPolicy: Sendable {
         return max(result, now)
     }
 
-    /// True while the pace restarted at a change of speed the count showed (`PaceEstimate.change`)
-    /// and the source's estimate still reads nearer the speed before it than the pace `rate`
-    /// does now: the source has not seen the change yet (a download client's meter averaging over
-    /// minutes). `sourceLeft` and `pacedLeft`: the time each says the rest of the job takes.
+    /// True while the pace is measured from a change of speed the count showed
+    /// (`PaceEstimate.rateBeforeChange`) and the source's estimate still reads nearer the speed
+    /// before it than the pace `rate` does now: the source has not seen the change yet (a download
+    /// client's meter averaging over minutes). `sourceLeft` and `pacedLeft`: the time each says the
+    /// rest of the job takes.
     func sourceUnaware(_ memory: Memory, rate: Double, sourceLeft: Double, pacedLeft: Double) -> Bool {
-        guard let change = memory.pace.change, memory.pace.corners.first?.time == change.time,
-            sourceLeft > 0, pacedLeft > 0, change.before > 0, rate > 0
+        guard let before = memory.pace.rateBeforeChange, before > 0, sourceLeft > 0, pacedLeft > 0, rate > 0
         else { return false }
         let source = rate * pacedLeft / sourceLeft
         func apart(_ a: Double, _ b: Double) -> Double { max(a, b) / min(a, b) }
-        return apart(source, change.before) < apart(source, rate)
+        return apart(source, before) < apart(source, rate)
     }
 
     /// The share of the measured pace's span that lies within the current stretch (since the

@@ -45,13 +45,10 @@ public struct PaceEstimate: Sendable, Hashable {
     }
 
     private(set) var corners: [Corner] = []
-    /// The latest change of speed the count showed (`restartAtChange`): the corner the pace
-    /// restarted at, and the rate before it.
-    struct Change: Sendable, Hashable {
-        var time: Double
-        var before: Double
-    }
-    private(set) var change: Change?
+    /// The rate before the latest change of speed the count showed (`restartAtChange`), while the
+    /// pace is measured from that change: nil once the window has moved past the corner it
+    /// restarted at, a stall or a pause has moved the corners, or the pace restarted otherwise.
+    private(set) var rateBeforeChange: Double?
     /// Smoothed seconds between two advances.
     private(set) var gap: Double?
     /// The last few times between two advances, for `longGap`.
@@ -122,12 +119,16 @@ public struct PaceEstimate: Sendable, Hashable {
             let usual = gap ?? 0
             let shift = step - usual
             for index in corners.indices { corners[index].time += shift }
+            if shift != 0 { rateBeforeChange = nil }
             step = usual
         }
         gap = Self.smooth(gap, step, weight: settings.paceSmoothing)
         belowAt = seen.map { min($0, time) }
         corners.append(Corner(time: time, progress: progress))
-        while corners.count > 2, corners[1].time <= time - window { corners.removeFirst() }
+        while corners.count > 2, corners[1].time <= time - window {
+            corners.removeFirst()
+            rateBeforeChange = nil
+        }
         if detectsChange { restartAtChange(settings) }
         return true
     }
@@ -159,7 +160,7 @@ public struct PaceEstimate: Sendable, Hashable {
         let threshold = max(settings.paceChangeFactor, 1 + settings.paceChangeConfidence * error)
         if recent > threshold * older || recent * threshold < older {
             corners.removeFirst(split)
-            change = Change(time: corners[0].time, before: older)
+            rateBeforeChange = older
         }
     }
 
@@ -168,7 +169,7 @@ public struct PaceEstimate: Sendable, Hashable {
     mutating func restart(at time: Double) {
         guard let index = corners.lastIndex(where: { $0.time <= time }), index >= 1 else { return }
         corners.removeFirst(index)
-        change = nil
+        rateBeforeChange = nil
     }
 
     /// A pause of `seconds` ended: the stretch the job stood still is cut out of the timeline at
@@ -177,6 +178,7 @@ public struct PaceEstimate: Sendable, Hashable {
     mutating func resumed(after seconds: Double) {
         guard seconds > 0 else { return }
         for index in corners.indices { corners[index].time += seconds }
+        rateBeforeChange = nil
         belowAt = belowAt.map { $0 + seconds }
     }
 
@@ -190,7 +192,7 @@ public struct PaceEstimate: Sendable, Hashable {
     /// Forgets everything (a pause or a new job).
     mutating func reset() {
         corners.removeAll()
-        change = nil
+        rateBeforeChange = nil
         gap = nil
         recentGaps.removeAll()
         step = nil
