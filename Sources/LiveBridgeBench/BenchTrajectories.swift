@@ -33,6 +33,9 @@ enum BenchTrajectories {
             recorded("sabnzbd-h-stall-45s", "the news server silent 45 s at 40 %", "h-stall-45s"),
             recorded("sabnzbd-h-stall-75s", "silent 75 s: SABnzbd drops its connections", "h-stall-75s"),
             recorded("sabnzbd-i-pause-job", "one job paused (not the queue) 20 s at 30 %", "i-pause-job"),
+            recorded(
+                "sabnzbd-g-unrepairable-early", "20 MiB, 8 of 59 articles missing: aborted at 59 %",
+                "g-unrepairable-early", typical: false),
             // Real recordings from a slow news server (24 KiB/s, 4 connections): articles of 1.5 %
             // landing a few at a time a minute apart, polled every 3 s (bench/recordings/README.md).
             slowServer("sabnzbd-slow-a-steady", "24 MiB at 24 KiB/s", "slow-a-steady"),

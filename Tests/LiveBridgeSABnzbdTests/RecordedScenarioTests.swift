@@ -126,6 +126,29 @@ struct RecordedScenarioTests {
         #expect(end.progress == 0)
     }
 
+    @Test("g-unrepairable-early: a job SABnzbd aborts half way holds its bar; the failed card never glides")
+    func abortedHalfWay() throws {
+        let updates = try replay("g-unrepairable-early/raw.jsonl")
+        #expect(updates.stateSequence == ["Downloading", "Queued for processing", "Failed"])
+        let downloaded = try #require(updates.last { $0.stateText == "Downloading" }?.progress)
+        #expect(downloaded > 0.5 && downloaded < 0.7, "SABnzbd gave up at \(downloaded)")
+        let after = updates.drop { $0.stateText == "Downloading" }
+        #expect(after.count >= 2)
+        // Nothing moves once SABnzbd gave up: the progress stands where the download left it.
+        #expect(after.allSatisfy { $0.progressHolds || $0.isEnd })
+        #expect(after.allSatisfy { abs(($0.progress ?? -1) - downloaded) < 1e-9 })
+        #expect(updates.last?.phase == .ended(.failure))
+        expectMonotonic(updates)
+        // Through the tracker: the failed card stands still (no countdown, no glide to 100 %).
+        let simulated = EconomySimulation(model: .interpolating, settings: EconomySettings()).run(
+            try Fixtures.replay("g-unrepairable-early/raw.jsonl", settings: Self.settings, startingAt: 1_781_517_600))
+        let failed = simulated.pushes.filter { $0.frame.content["state"]?.stringValue == "Failed" }
+        #expect(!failed.isEmpty)
+        for push in failed {
+            #expect(push.frame.content["live_progress"]?.boolValue != true, "\(push.frame.content)")
+        }
+    }
+
     @Test("5.0 run 2: post-processing stages with action_line details; a mixed session says so")
     func postProcessingStages() throws {
         let updates = try replay("sab5-samples/run2.jsonl")

@@ -526,9 +526,11 @@ public struct SABnzbdMapper: Sendable {
             details: card.details, progress: progress, eta: eta, priority: settings.priority, observedAt: t)
         // SABnzbd states a `timeleft` once the download has a speed.
         update.statesFinish = true
-        // Post-processing (queued, verifying, repairing, unpacking) moves no byte of the session:
-        // the progress stands where the download left it, also short of 100 % (missing articles).
-        update.progressHolds = stage == .postProcessing
+        // Post-processing (queued, verifying, repairing, unpacking) moves no byte of the session,
+        // and neither does a settled one (every job final, waiting out its idle polls): the
+        // progress stands where the download left it, also short of 100 % (missing articles, a
+        // job SABnzbd aborted half way), so the card does not glide on toward a finish.
+        update.progressHolds = stage == .postProcessing || stage == .settled
         return update
     }
 
