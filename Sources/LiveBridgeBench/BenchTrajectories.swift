@@ -36,6 +36,9 @@ enum BenchTrajectories {
             recorded(
                 "sabnzbd-g-unrepairable-early", "20 MiB, 8 of 59 articles missing: aborted at 59 %",
                 "g-unrepairable-early", typical: false),
+            recorded(
+                "sabnzbd-e-repair-40mib", "40 MiB, 3 articles missing: par2 volumes struck off after the first answer",
+                "e-repair-40mib", typical: false),
             // Real recordings from a slow news server (24 KiB/s, 4 connections): articles of 1.5 %
             // landing a few at a time a minute apart, polled every 3 s (bench/recordings/README.md).
             slowServer("sabnzbd-slow-a-steady", "24 MiB at 24 KiB/s", "slow-a-steady"),
@@ -52,6 +55,9 @@ enum BenchTrajectories {
             slower("sabnzbd-g-unrepairable-13m", "15 % missing, 2 % par2: failed", "sabnzbd/g-unrepairable"),
             slower("sabnzbd-h-stall-1h", "the news server silent 15 min at 40 %", "sabnzbd/h-stall"),
             slower("sabnzbd-i-pause-job-1h", "one job paused 20 min at 30 %", "sabnzbd/i-pause-job"),
+            slower(
+                "sabnzbd-e-repair-40mib-1h", "par2 volumes struck off after the first answer",
+                "sabnzbd/e-repair-40mib"),
             BenchTrajectory(
                 "ha-washer-12m", .washer,
                 "real Home Assistant 2024.3: the 8-minute program's phases over 12 minutes",
