@@ -140,8 +140,7 @@ struct RecordedScenarioTests {
         #expect(updates.last?.phase == .ended(.failure))
         expectMonotonic(updates)
         // Through the tracker: the failed card stands still (no countdown, no glide to 100 %).
-        let simulated = EconomySimulation(model: .interpolating, settings: EconomySettings()).run(
-            try Fixtures.replay("g-unrepairable-early/raw.jsonl", settings: Self.settings, startingAt: 1_781_517_600))
+        let simulated = try EconomyFigureTests.figures("g-unrepairable-early/raw.jsonl", pollInterval: 0)
         let failed = simulated.pushes.filter { $0.frame.content["state"]?.stringValue == "Failed" }
         #expect(!failed.isEmpty)
         for push in failed {
