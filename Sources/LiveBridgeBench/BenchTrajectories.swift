@@ -39,6 +39,15 @@ enum BenchTrajectories {
             recorded(
                 "sabnzbd-e-repair-40mib", "40 MiB, 3 articles missing: par2 volumes struck off after the first answer",
                 "e-repair-40mib", typical: false),
+            // Second samples of three scenarios, other sizes and lengths than the first.
+            recorded(
+                "sabnzbd-b-speedchange-80mib", "80 MiB at 1.5 MiB/s, the server's rate halved at 51 %",
+                "b-speedchange-80mib", typical: false),
+            recorded(
+                "sabnzbd-h-stall-30s", "the news server silent 30 s at 44 %", "h-stall-30s", typical: false),
+            recorded(
+                "sabnzbd-i-pause-job-40s", "one job paused (not the queue) 40 s at 34 %", "i-pause-job-40s",
+                typical: false),
             // Real recordings from a slow news server (24 KiB/s, 4 connections): articles of 1.5 %
             // landing a few at a time a minute apart, polled every 3 s (bench/recordings/README.md).
             slowServer("sabnzbd-slow-a-steady", "24 MiB at 24 KiB/s", "slow-a-steady"),
@@ -58,6 +67,8 @@ enum BenchTrajectories {
             slower(
                 "sabnzbd-e-repair-40mib-1h", "par2 volumes struck off after the first answer",
                 "sabnzbd/e-repair-40mib"),
+            slower(
+                "sabnzbd-b-speedchange-80mib-85m", "80 MiB, the rate halved at 51 %", "sabnzbd/b-speedchange-80mib"),
             BenchTrajectory(
                 "ha-washer-12m", .washer,
                 "real Home Assistant 2024.3: the 8-minute program's phases over 12 minutes",
