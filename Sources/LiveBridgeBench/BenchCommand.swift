@@ -130,7 +130,7 @@ extension BenchCommand {
             "paceWindowFraction": \.paceWindowFraction, "paceWindowMaximum": \.paceWindowMaximum,
             "paceWeightMaximum": \.paceWeightMaximum,
             "paceNoise": \.paceNoise, "paceWindowGaps": \.paceWindowGaps, "leanStretchGaps": \.leanStretchGaps,
-            "overdueGapFactor": \.overdueGapFactor,
+            "overdueGapFactor": \.overdueGapFactor, "correctionChangeSteps": \.correctionChangeSteps,
             "budgetWidening": \.budgetWidening, "budgetExhaustedWidening": \.budgetExhaustedWidening,
             "budgetMinimumElapsedShare": \.budgetMinimumElapsedShare, "budgetReserveMargin": \.budgetReserveMargin,
             "budgetReserveSpare": \.budgetReserveSpare, "budgetProjectionShare": \.budgetProjectionShare,

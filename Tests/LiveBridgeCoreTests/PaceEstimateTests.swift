@@ -29,6 +29,29 @@ struct PaceEstimateTests {
         #expect(abs(slower - uneven) < 1e-9)
     }
 
+    @Test(
+        "a restart where the count confirmed a change counts its pace from the shortest span, and keeps the speed before"
+    )
+    func confirmedRestart() throws {
+        let settings = EconomySettings()
+        // One step a second, then one every two seconds from t = 10.
+        var pace = Self.pace(gaps: Array(repeating: 1, count: 10) + [2, 2])
+        let old = try #require(pace.rate(at: 14, settings))
+        var plain = pace
+        plain.restart(at: 10)
+        // Two advances over 4 s: fewer than `paceMinimumGaps` of the usual gap, no pace yet.
+        #expect(4 < settings.paceMinimumGaps * (plain.gap ?? 0))
+        #expect(plain.rate(at: 14, settings) == nil && plain.rateBeforeChange == nil)
+        pace.restart(at: 10, changedFrom: old)
+        let rate = try #require(pace.rate(at: 14, settings))
+        #expect(abs(rate - 0.005) < 1e-9)
+        #expect(pace.rateBeforeChange == old)
+        // Not under the shortest span a pace needs at all.
+        var short = Self.pace(gaps: Array(repeating: 1, count: 10) + [1.5])
+        short.restart(at: 10, changedFrom: old)
+        #expect(short.rate(at: 11.5, settings) == nil)
+    }
+
     @Test("the window a pace over uneven advances needs grows with their unevenness, up to the longest window")
     func unevenWindow() {
         // A looser noise than the default, so the window stays below its cap here.

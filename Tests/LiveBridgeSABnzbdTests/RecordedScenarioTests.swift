@@ -126,6 +126,33 @@ struct RecordedScenarioTests {
         #expect(end.progress == 0)
     }
 
+    @Test(
+        "b-speedchange, two samples: once the server halves its speed, the third correction at most carries the new pace",
+        arguments: ["b-speedchange", "b-speedchange-80mib"])
+    func rateHalved(_ folder: String) throws {
+        // Where the scenario halved the server's rate (the driver's own record).
+        let events = try Fixtures.text("\(folder)/events.jsonl").split(separator: "\n").map {
+            try JSONParser.parse(String($0))
+        }
+        let change = try #require(events.first { $0["event"]?.stringValue == "rate" }?["at_progress"]?.doubleValue)
+        let simulated = try EconomyFigureTests.figures("\(folder)/raw.jsonl", pollInterval: 0)
+        let complete = try #require(simulated.pushes.first { $0.frame.content["state"]?.stringValue == "Complete" })
+        // The pushes while the download runs at its new speed, before its last few percent.
+        let after = simulated.pushes.filter {
+            $0.frame.kind == .update && $0.frame.content["state"]?.stringValue == "Downloading"
+                && ($0.frame.content["progress"]?.doubleValue ?? 0) >= change
+                && ($0.frame.content["progress"]?.doubleValue ?? 1) < 0.95
+        }
+        // Each correction that kept the old pace's `end_date` was off again a second or two
+        // later: four of them before the pace restarted at the change.
+        #expect(!after.isEmpty && after.count <= 3, "\(after.map(\.time))")
+        // The last one counts down to when the download really finished.
+        let last = try #require(after.last)
+        let endDate = try #require(last.frame.content["end_date"]?.doubleValue)
+        #expect(last.frame.content["live_progress"]?.boolValue == true)
+        #expect(abs(endDate - complete.time) <= 0.15 * (complete.time - last.time), "\(endDate) vs \(complete.time)")
+    }
+
     @Test("g-unrepairable-early: a job SABnzbd aborts half way holds its bar; the failed card never glides")
     func abortedHalfWay() throws {
         let updates = try replay("g-unrepairable-early/raw.jsonl")

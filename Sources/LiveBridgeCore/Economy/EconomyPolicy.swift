@@ -36,6 +36,8 @@ public struct BudgetPressure: Sendable, Hashable {
 /// 3. The bar is off by more than ε from the progress *at the time it was true*, or is off by
 ///    half of ε and will be off by ε within `errorLookaheadGaps` of its usual gaps at the measured pace,
 ///    or past its tolerance before the next reading at the speed of the last (`readingLookaheadGaps`).
+///    A correction that follows one on the same side of the count, the count a step off the pace
+///    of the first, restarts the pace there (`noteCorrection`) before the push is planned.
 /// 4. A gliding bar about to pass its `end_date` while the job runs is re-anchored (deadline).
 /// 5. The pushed `end_date` is off from the robust finish (below) by more than the ETA tolerance
 ///    (never less than the source's own resolution), for `etaPersistence`, the measured pace
@@ -99,8 +101,19 @@ public struct EconomyPolicy: Sendable {
         /// When the progress first moved again after a stall, until the pace of before is the
         /// job's again (see rule 6, `resumeSettled`).
         var movedAgainAt: Double?
+        /// The first of the bar's recent corrections on one side of the count (`noteCorrection`).
+        var correction: Correction?
 
         public init() {}
+    }
+
+    /// A correction of the bar: the count `progress` true at `time`, the pace `rate` then, and
+    /// whether the bar was ahead of the count.
+    struct Correction: Sendable, Hashable {
+        var time: Double
+        var progress: Double
+        var rate: Double
+        var ahead: Bool
     }
 
     /// A change of speed the source's estimate showed (`StatedRateShift`), from the pace's corner
@@ -897,7 +910,52 @@ public struct EconomyPolicy: Sendable {
         guard let reason = progressReason(s, anchor: anchor, budget: budget, frozen: frozen, memory: &memory) else {
             return nil
         }
+        if reason == .displayError { noteCorrection(s, anchor: anchor, memory: &memory) }
         return counted(Decision(reason: reason, firstGlide: false), memory: &memory)
+    }
+
+    /// The bar is corrected (rule 3) while the job runs. Its slope came from the pace; a
+    /// correction on the same side of the count as one shortly before (the change test's
+    /// stretch) says the slope is off again, and once the count has left the pace of the first
+    /// by more than `correctionChangeSteps` of its steps, moving all the while at a speed
+    /// `paceChangeFactor` off that pace, the job changed speed: the pace restarts at the first
+    /// correction, before this push is planned. The
+    /// change test alone passes only once most of its stretch lies at the new speed, and every
+    /// correction until then would keep the old pace's `end_date` (a download whose server
+    /// halved its speed: four pushes in 8 s). A count that stood still since is a stall, not a
+    /// change of speed; chance, within a step of the line, is neither.
+    func noteCorrection(_ s: Situation, anchor: DisplayAnchor, memory: inout Memory) {
+        let truth = s.truth
+        guard s.phase == "active", !truth.fixedFinish, let p = truth.progress, p < 1,
+            !stalled(memory, at: truth.time)
+        else {
+            memory.correction = nil
+            return
+        }
+        let time = truth.progressTime
+        let ahead = anchor.shown(at: time, model: model) > p
+        let stretch = max(settings.paceChangeSpan, settings.paceChangeGaps * (memory.pace.gap ?? 0))
+        guard let first = memory.correction, first.ahead == ahead, time > first.time, time - first.time <= stretch
+        else {
+            memory.correction = memory.pace.rate(at: time, settings).map {
+                Correction(time: time, progress: p, rate: $0, ahead: ahead)
+            }
+            return
+        }
+        let step = max(memory.pace.step ?? 0, truth.resolution)
+        let expected = first.progress + first.rate * (time - first.time)
+        let departed = ahead ? expected - p : p - expected
+        guard departed > settings.correctionChangeSteps * step, p > first.progress,
+            let last = memory.pace.corners.last, last.time > first.time,
+            let start = memory.pace.corners.last(where: { $0.time <= first.time }), last.time > start.time
+        else { return }
+        // A change of speed as the change test knows one: a factor of `paceChangeFactor` (a
+        // print's sections swing its speed by a third, and the printer's estimate counts them).
+        let since = (last.progress - start.progress) / (last.time - start.time)
+        guard since * settings.paceChangeFactor < first.rate || since > settings.paceChangeFactor * first.rate
+        else { return }
+        memory.pace.restart(at: first.time, changedFrom: first.rate)
+        memory.correction = nil
     }
 
     /// `decision`, counted against the job's share of the month's budget.

@@ -233,6 +233,14 @@ public struct EconomySettings: Sendable, Hashable {
     /// the way the source said, within a pace window (a count within a step of either line says
     /// nothing; a meter climbing back after a pause is not followed by the count).
     public var statedRateConfirmSteps: Double = 1
+    /// The pace also restarts where the bar's own corrections show a change of speed before the
+    /// change test can (its stretch has to lie mostly at the new speed): a correction that
+    /// follows one on the same side of the count (the bar ahead both times, or behind) within
+    /// the change test's stretch restarts it at the first of them, once the count has left the
+    /// pace of then by more than this many of its steps, at a speed `paceChangeFactor` off it. A
+    /// download whose server halved its speed was corrected four times in 8 s, each push keeping
+    /// the old pace's `end_date`.
+    public var correctionChangeSteps: Double = 1
     /// …and, for a source whose advances come unevenly, more than chance explains: the two
     /// stretches' rates must differ by over this many times their combined error (cv / √n each,
     /// cv how much the recent gaps between advances vary). A slow server's articles, landing one

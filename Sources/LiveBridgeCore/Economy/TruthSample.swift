@@ -49,6 +49,9 @@ public struct PaceEstimate: Sendable, Hashable {
     /// pace is measured from that change: nil once the window has moved past the corner it
     /// restarted at, a stall or a pause has moved the corners, or the pace restarted otherwise.
     private(set) var rateBeforeChange: Double?
+    /// True while the corners start at a change of speed the count confirmed
+    /// (`restart(at:changedFrom:)`).
+    private(set) var confirmed = false
     /// Smoothed seconds between two advances.
     private(set) var gap: Double?
     /// The last few times between two advances, for `longGap`.
@@ -160,16 +163,26 @@ public struct PaceEstimate: Sendable, Hashable {
         let threshold = max(settings.paceChangeFactor, 1 + settings.paceChangeConfidence * error)
         if recent > threshold * older || recent * threshold < older {
             corners.removeFirst(split)
+            confirmed = false
             rateBeforeChange = older
         }
     }
 
     /// The pace starts again at `time` (a change of speed seen elsewhere): the corners before the
     /// last one at or before it are dropped.
-    mutating func restart(at time: Double) {
+    mutating func restart(at time: Double) { restart(at: time, before: nil) }
+
+    /// The pace starts again at `time`, where the count has shown a change from `rate` by more
+    /// than a step (`EconomySettings.correctionChangeSteps`): that departure is the evidence
+    /// `paceMinimumGaps` otherwise waits for, so the new pace counts from `paceMinimumSpan` on,
+    /// and `rate` is the speed before the change (`rateBeforeChange`).
+    mutating func restart(at time: Double, changedFrom rate: Double) { restart(at: time, before: rate) }
+
+    private mutating func restart(at time: Double, before rate: Double?) {
         guard let index = corners.lastIndex(where: { $0.time <= time }), index >= 1 else { return }
         corners.removeFirst(index)
-        rateBeforeChange = nil
+        rateBeforeChange = rate
+        confirmed = rate != nil
     }
 
     /// A pause of `seconds` ended: the stretch the job stood still is cut out of the timeline at
@@ -195,6 +208,7 @@ public struct PaceEstimate: Sendable, Hashable {
         rateBeforeChange = nil
         gap = nil
         recentGaps.removeAll()
+        confirmed = false
         step = nil
         repeats = false
         seenAt = nil
@@ -208,7 +222,8 @@ public struct PaceEstimate: Sendable, Hashable {
     func rate(at now: Double, _ settings: EconomySettings) -> Double? {
         guard corners.count >= 2, let first = corners.first, let last = corners.last else { return nil }
         let span = last.time - first.time
-        guard span >= max(settings.paceMinimumSpan, settings.paceMinimumGaps * (gap ?? 0)) else { return nil }
+        let minimum = confirmed ? 0 : settings.paceMinimumGaps * (gap ?? 0)
+        guard span >= max(settings.paceMinimumSpan, minimum) else { return nil }
         let advanced = last.progress - first.progress
         let measured = advanced / span
         let usualGap = max(longGap ?? 0, span / Double(corners.count - 1))
