@@ -77,6 +77,12 @@ enum BenchTrajectories {
                     format: HomeAssistantSource.replayFormat),
                 typical: false),
             BenchTrajectory(
+                "ha-washer-15m", .washer,
+                "real Home Assistant 2024.3: a 15-minute program, whole % every 30 s, whole minutes every 60 s",
+                AdapterRecording(
+                    "homeassistant/washer-15m.jsonl", format: HomeAssistantSource.replayFormat),
+                typical: false),
+            BenchTrajectory(
                 "ha-washer-8m", .washer,
                 "real Home Assistant 2024.3: progress in whole % every 30 s, remaining in whole minutes every 60 s",
                 AdapterRecording(
