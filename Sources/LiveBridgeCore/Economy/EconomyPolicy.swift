@@ -919,11 +919,11 @@ public struct EconomyPolicy: Sendable {
     /// stretch) says the slope is off again, and once the count has left the pace of the first
     /// by more than `correctionChangeSteps` of its steps, moving all the while at a speed
     /// `paceChangeFactor` off that pace, the job changed speed: the pace restarts at the first
-    /// correction, before this push is planned. The
-    /// change test alone passes only once most of its stretch lies at the new speed, and every
-    /// correction until then would keep the old pace's `end_date` (a download whose server
-    /// halved its speed: four pushes in 8 s). A count that stood still since is a stall, not a
-    /// change of speed; chance, within a step of the line, is neither.
+    /// correction, before this push is planned. The change test alone passes only once most of
+    /// its stretch lies at the new speed, and every correction until then would keep the old
+    /// pace's `end_date` (a download whose server halved its speed: four pushes in 8 s). A count
+    /// that stood still since is a stall, not a change of speed; chance, within a step of the
+    /// line, is neither.
     func noteCorrection(_ s: Situation, anchor: DisplayAnchor, memory: inout Memory) {
         let truth = s.truth
         guard s.phase == "active", !truth.fixedFinish, let p = truth.progress, p < 1,
