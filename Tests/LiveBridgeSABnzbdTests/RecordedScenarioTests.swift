@@ -131,9 +131,7 @@ struct RecordedScenarioTests {
         arguments: ["b-speedchange", "b-speedchange-80mib"])
     func rateHalved(_ folder: String) throws {
         // Where the scenario halved the server's rate (the driver's own record).
-        let events = try Fixtures.text("\(folder)/events.jsonl").split(separator: "\n").map {
-            try JSONParser.parse(String($0))
-        }
+        let events = try Fixtures.lines("\(folder)/events.jsonl").map { try JSONParser.parse($0) }
         let change = try #require(events.first { $0["event"]?.stringValue == "rate" }?["at_progress"]?.doubleValue)
         let simulated = try EconomyFigureTests.figures("\(folder)/raw.jsonl", pollInterval: 0)
         let complete = try #require(simulated.pushes.first { $0.frame.content["state"]?.stringValue == "Complete" })

@@ -274,15 +274,27 @@ public struct EconomyPolicy: Sendable {
             memory.statedRate.reset()
         }
         guard moved, let shift = memory.pendingShift else { return }
-        let step = max(memory.pace.step ?? 0, truth.resolution)
-        let expected = shift.progress + shift.rate * (truth.progressTime - shift.time)
-        let departed = shift.faster ? progress - expected : expected - progress
-        if departed > settings.statedRateConfirmSteps * step {
+        let departed = stepsOff(
+            progress, line: (shift.time, shift.progress), rate: shift.rate, faster: shift.faster, truth: truth,
+            memory: memory)
+        if departed > settings.statedRateConfirmSteps {
             memory.pace.restart(at: shift.time)
             memory.pendingShift = nil
         } else if truth.progressTime - shift.time > window {
             memory.pendingShift = nil
         }
+    }
+
+    /// How many of its steps (the pace's, at least the source's resolution) the count `progress`,
+    /// true at `truth.progressTime`, has left the line from `line` at `rate` by, toward `faster`
+    /// (negative the other way): a count within a step of a line says nothing about its speed.
+    func stepsOff(
+        _ progress: Double, line: (time: Double, progress: Double), rate: Double, faster: Bool, truth: TruthSample,
+        memory: Memory
+    ) -> Double {
+        let step = max(memory.pace.step ?? 0, truth.resolution)
+        let expected = line.progress + rate * (truth.progressTime - line.time)
+        return (faster ? progress - expected : expected - progress) / step
     }
 
     /// The window a pace over uneven advances needs: measured over n gaps whose lengths vary by a
@@ -942,12 +954,12 @@ public struct EconomyPolicy: Sendable {
             }
             return
         }
-        let step = max(memory.pace.step ?? 0, truth.resolution)
-        let expected = first.progress + first.rate * (time - first.time)
-        let departed = ahead ? expected - p : p - expected
-        guard departed > settings.correctionChangeSteps * step, p > first.progress,
+        // A bar ahead of the count: the count runs slower than the line.
+        let departed = stepsOff(
+            p, line: (first.time, first.progress), rate: first.rate, faster: !ahead, truth: truth, memory: memory)
+        guard departed > settings.correctionChangeSteps, p > first.progress,
             let last = memory.pace.corners.last, last.time > first.time,
-            let start = memory.pace.corners.last(where: { $0.time <= first.time }), last.time > start.time
+            let start = memory.pace.corners.last(where: { $0.time <= first.time })
         else { return }
         // A change of speed as the change test knows one: a factor of `paceChangeFactor` (a
         // print's sections swing its speed by a third, and the printer's estimate counts them).
