@@ -134,6 +134,9 @@ struct SendCommandTests {
             (["--slug", "x", "--color", "Purple"], 65, "is not a colour"),
             (["--slug", "x", "--progres", "0.1"], 64, "did you mean --progress?"),
             (["--slug", "x", "--remaining", "soon"], 64, "expected a duration"),
+            (["--slug", "x", "--remaining", "1e300"], 64, "--remaining 1e300: would end after the year 9999"),
+            (["--slug", "x", "--remaining", "inf"], 64, "would end after the year 9999"),
+            (["--slug", "x", "--remaining", "nan"], 64, "expected a duration"),
         ])
     func usageErrors(arguments: [String], status expected: Int32, message: String) async throws {
         let fake = try FakePushWardServer(apiKey: key)

@@ -82,6 +82,19 @@ struct BambuReportDecodingTests {
                 == ["mc_percent", "layer_num", "subtask_name", "stg", "hms", "nozzle_temper"])
     }
 
+    @Test("a temperature no sensor reads (past 1000 °C, below absolute zero) is dropped like a type surprise")
+    func absurdTemperatures() throws {
+        let report = try status(
+            """
+            {"print": {"command": "push_status", "msg": 0, "nozzle_temper": 1e300, "bed_temper": "-300",
+              "chamber_temper": 35, "nozzle_target_temper": 1000, "bed_target_temper": -273.15}}
+            """)
+        #expect(report.nozzleTemperature == nil && report.bedTemperature == nil)
+        #expect(report.chamberTemperature == 35 && report.nozzleTargetTemperature == 1000)
+        #expect(report.bedTargetTemperature == -273.15)
+        #expect(Set(report.droppedFields) == ["nozzle_temper", "bed_temper"])
+    }
+
     @Test("newer firmware's aliases are read when the mc_ keys are missing")
     func aliases() throws {
         let report = try status(

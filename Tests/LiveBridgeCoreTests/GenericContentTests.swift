@@ -141,4 +141,13 @@ struct GenericContentTests {
     func durations(text: String, seconds: Int) {
         #expect(DurationText.seconds(text) == seconds)
     }
+
+    @Test(
+        "duration strings past what an integer holds, or not in the form, are nil (never a trap)",
+        arguments: [
+            "9999999999999999h", "2562047788015216h", "9223372036854775807s1s", "99999999999999999999", "1x", "h",
+        ])
+    func durationsOutOfRange(text: String) {
+        #expect(DurationText.seconds(text) == nil)
+    }
 }

@@ -271,6 +271,31 @@ struct SessionBehaviourTests {
         #expect(poll(Make.queue([]), Make.history([fresh])).isEmpty)
     }
 
+    @Test("a garbled answer's absurd figures (10³⁰⁰ bytes, slots, seconds) are read and shown bounded, never trap")
+    mutating func absurdFigures() throws {
+        let queue = try SABnzbdQueue(
+            answer: JSONParser.parse(
+                #"{"queue": {"status": "Downloading", "kbpersec": "1e300", "noofslots": "1e300", "mb": "10", "#
+                    + #""mbleft": "5", "slots": [{"nzo_id": "a", "filename": "A", "mb": "10", "mbleft": "5"}]}}"#))
+        #expect(queue.totalSlots == 1, "a count no integer holds falls back to the slots listed")
+        let history = try #require(
+            try SABnzbdHistory.decode(
+                answer: JSONParser.parse(
+                    #"{"history": {"ppslots": "1e300", "slots": [{"nzo_id": "a", "name": "A", "status": "Completed", "#
+                        + #""bytes": 1e300, "download_time": 5, "postproc_time": 1e300, "completed": 1}]}}"#)))
+        #expect(history.postProcessingSlots == 0, "a count no integer holds falls back to the slots not yet final")
+        var downloading = poll(queue, after: 0)
+        for _ in 0..<3 { downloading += poll(queue) }
+        #expect(downloading.last?.details.subtitle.value == "A · >999 PB/s")
+        var updates: [ActivityUpdate] = []
+        for _ in 0..<3 { updates += poll(Make.queue([]), history) }
+        #expect(updates.last?.phase == .ended(.success))
+        #expect(updates.last?.subtitleText == "1 job · >999 PB · >999 PB/s avg · unpack >999d")
+        #expect(SABnzbdText.size(999.4 * 1024 * 1024 * 1024 * 1024 * 1024) == "999 PB")
+        #expect(SABnzbdText.duration(999 * 86400 + 3600) == "999d 1h" && SABnzbdText.duration(-.infinity) == "0s")
+        #expect(SABnzbdClock.text(1e300) == "24000:00:00" && SABnzbdClock.text(.nan) == "0:00:00")
+    }
+
     @Test("the session ends endAfterIdlePolls polls after the last job is final, not before")
     mutating func endTiming() {
         _ = poll(Make.queue([Make.slot("a", mb: 10, left: 5)]), after: 0)

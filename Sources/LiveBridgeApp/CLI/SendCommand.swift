@@ -138,6 +138,9 @@ public enum SendCommand {
                 guard let remaining = DurationText.parse(remainingText), remaining >= 0 else {
                     throw UsageError("--remaining \(remainingText): expected a duration such as 90s, 30m or 1h30m")
                 }
+                guard now + remaining <= ActivityETA.latestFinish else {
+                    throw UsageError("--remaining \(remainingText): would end after the year 9999")
+                }
                 endDate = Int((now + remaining).rounded())
                 content.remainingTime = .value(Int(remaining.rounded()))
             }

@@ -48,7 +48,7 @@ public enum ActivityETA: Sendable, Hashable {
     case finishesAt(Double)
 
     /// Latest finish an `end_date` can carry: 9999-12-31T23:59:59Z, the last time RFC 3339 writes.
-    static let latestFinish: Double = 253_402_300_799
+    public static let latestFinish: Double = 253_402_300_799
 
     /// The finish time in Unix seconds given the observation time.
     public func finish(observedAt time: Double) -> Double {

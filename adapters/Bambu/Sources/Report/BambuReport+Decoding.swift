@@ -54,11 +54,11 @@ extension BambuReport {
         hms = reader.hms("hms")
         speedLevel = reader.int("spd_lvl")
         speedMagnitude = reader.int("spd_mag")
-        nozzleTemperature = reader.double("nozzle_temper")
-        nozzleTargetTemperature = reader.double("nozzle_target_temper")
-        bedTemperature = reader.double("bed_temper")
-        bedTargetTemperature = reader.double("bed_target_temper")
-        chamberTemperature = reader.double("chamber_temper")
+        nozzleTemperature = reader.temperature("nozzle_temper")
+        nozzleTargetTemperature = reader.temperature("nozzle_target_temper")
+        bedTemperature = reader.temperature("bed_temper")
+        bedTargetTemperature = reader.temperature("bed_target_temper")
+        chamberTemperature = reader.temperature("chamber_temper")
         printType = reader.text("print_type")
         taskID = reader.text("task_id", acceptingNumbers: true)
         if nozzleTemperature == nil, let packed = Self.packedExtruderTemperature(members) {
@@ -86,6 +86,15 @@ private struct FieldReader {
     mutating func int(_ key: String) -> Int? {
         guard let value = members[key], !value.isNull else { return nil }
         if let number = Self.integer(value) { return number }
+        dropped.append(key)
+        return nil
+    }
+
+    /// A temperature in °C: a number within what a printer's sensors can read (from absolute zero
+    /// to `BambuReport.hottestReading`); anything past it is a garbled field, dropped.
+    mutating func temperature(_ key: String) -> Double? {
+        guard let number = double(key) else { return nil }
+        if (-273.15...BambuReport.hottestReading).contains(number) { return number }
         dropped.append(key)
         return nil
     }

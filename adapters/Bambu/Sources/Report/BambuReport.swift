@@ -56,8 +56,13 @@ public struct BambuReport: Sendable, Hashable {
     public var printType: String?
     /// `task_id`: the job's id (`"0"` when idle or printed from the SD card on some models).
     public var taskID: String?
-    /// Keys that were present with a value of an unexpected type and were therefore left out.
+    /// Keys that were present with a value of an unexpected type, or a temperature no sensor reads,
+    /// and were therefore left out.
     public var droppedFields: [String] = []
+
+    /// The hottest temperature a report is believed at, in °C: Bambu's hotends reach 300–350 °C, and
+    /// a thermistor's reading past 1000 °C is a garbled field, not a temperature.
+    public static let hottestReading: Double = 1000
 
     /// An empty report (nothing known).
     public init() {}

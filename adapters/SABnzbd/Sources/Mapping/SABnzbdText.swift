@@ -3,7 +3,8 @@
 /// Sizes use SABnzbd's own convention (powers of 1024, labelled KB/MB/GB) so the card agrees with
 /// SABnzbd's web interface; below 10 one decimal, from 10 on whole numbers (`1.2 GB`, `45 MB/s`).
 public enum SABnzbdText {
-    /// `0 B`, `974 KB`, `62 MB`, `1.2 GB` (from 1000 of a unit on, the next unit: `1.0 MB`).
+    /// `0 B`, `974 KB`, `62 MB`, `1.2 GB` (from 1000 of a unit on, the next unit: `1.0 MB`); past
+    /// the largest unit's 999, `>999 PB` (only a garbled answer says so much).
     public static func size(_ bytes: Double) -> String {
         guard bytes.isFinite, bytes >= 1000 else { return "\(Int(max(0, bytes.isFinite ? bytes : 0))) B" }
         let units = ["KB", "MB", "GB", "TB", "PB"]
@@ -14,6 +15,7 @@ public enum SABnzbdText {
             value /= 1024
             unit += 1
         }
+        guard value < 1000 else { return ">999 " + units[unit] }
         return number(value) + " " + units[unit]
     }
 
@@ -22,9 +24,10 @@ public enum SABnzbdText {
         size(bytesPerSecond) + "/s"
     }
 
-    /// `45s`, `2m 3s`, `1h 2m`, `2d 3h`.
+    /// `45s`, `2m 3s`, `1h 2m`, `2d 3h`; past `longestDuration`, `>999d`.
     public static func duration(_ seconds: Double) -> String {
-        let total = Int(max(0, seconds.isFinite ? seconds : 0).rounded())
+        if seconds >= longestDuration { return ">999d" }
+        let total = Int(clampedSeconds(seconds).rounded())
         let days = total / 86400
         let hours = total % 86400 / 3600
         let minutes = total % 3600 / 60
@@ -33,6 +36,15 @@ public enum SABnzbdText {
         if hours > 0 { return minutes > 0 ? "\(hours)h \(minutes)m" : "\(hours)h" }
         if minutes > 0 { return secs > 0 ? "\(minutes)m \(secs)s" : "\(minutes)m" }
         return "\(secs)s"
+    }
+
+    /// The longest duration the texts spell out, 1000 days: a source's figure past it is garbled,
+    /// and an integer of seconds must hold what is printed.
+    static let longestDuration: Double = 1000 * 86400
+
+    /// `seconds` within 0…`longestDuration` (a negative or non-finite figure is 0).
+    static func clampedSeconds(_ seconds: Double) -> Double {
+        seconds.isFinite ? min(max(0, seconds), longestDuration) : 0
     }
 
     /// `1 job`, `3 jobs`.

@@ -9,6 +9,13 @@ extension JSONValue {
         return number
     }
 
+    /// A count (`noofslots`, `ppslots`): a whole, non-negative number below 10¹⁵ (what an
+    /// integer holds exactly); nil for anything else, so a garbled count falls back, never traps.
+    var sabCount: Int? {
+        guard let number = sabNumber, number >= 0, number < 1e15 else { return nil }
+        return Int(number.rounded())
+    }
+
     /// A string, or a number written as text; nil for anything else.
     var sabText: String? {
         switch self {

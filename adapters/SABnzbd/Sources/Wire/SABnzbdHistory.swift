@@ -46,7 +46,7 @@ public struct SABnzbdHistory: Sendable, Hashable {
         } else if let list = members["slots"], !list.isNull {
             throw SABnzbdAnswerError("\"history.slots\" is \(SABnzbdQueue.kind(of: list)), expected a list")
         }
-        return SABnzbdHistory(postProcessingSlots: members["ppslots"]?.sabNumber.map { Int($0) }, slots: slots)
+        return SABnzbdHistory(postProcessingSlots: members["ppslots"]?.sabCount, slots: slots)
     }
 }
 

@@ -76,7 +76,7 @@ public struct SABnzbdQueue: Sendable, Hashable {
         }
         slots = decoded
         totalSlots =
-            members["noofslots_total"]?.sabNumber.map { Int($0) } ?? members["noofslots"]?.sabNumber.map { Int($0) }
+            members["noofslots_total"]?.sabCount ?? members["noofslots"]?.sabCount
             ?? decoded.count
     }
 
@@ -155,7 +155,7 @@ public enum SABnzbdClock {
 
     /// The clock SABnzbd writes for `seconds` (`H:MM:SS`, whole seconds, hours past 24 as hours).
     public static func text(_ seconds: Double) -> String {
-        let whole = Int(max(0, seconds).rounded())
+        let whole = Int(SABnzbdText.clampedSeconds(seconds).rounded())
         let minutes = whole / 60 % 60
         let rest = whole % 60
         return "\(whole / 3600):\(minutes < 10 ? "0" : "")\(minutes):\(rest < 10 ? "0" : "")\(rest)"
