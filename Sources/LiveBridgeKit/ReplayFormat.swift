@@ -35,4 +35,14 @@ public struct ReplayError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// `line N: message`.
     public var description: String { "line \(line): \(message)" }
+
+    /// Checks a record's `t` (seconds into the recording, or Unix seconds): finite and within the
+    /// times an `end_date` can carry (to 9999-12-31), so every time the replay derives from it stays
+    /// a time; a `t` past that is the line's error, not a trap further on.
+    public static func checkTime(_ t: Double, line: Int) throws(ReplayError) {
+        guard t.isFinite, abs(t) <= ActivityETA.latestFinish else {
+            throw ReplayError(
+                line: line, message: "\"t\": \(t) is not a time (seconds, at most \(Int(ActivityETA.latestFinish)))")
+        }
+    }
 }

@@ -42,4 +42,20 @@ struct ReplaySinkTests {
         #expect(heartbeats(display) == 0, "\(display.map { $0["reason"] ?? .null })")
         #expect(display.last?["reason"] == "end", "the job still ends")
     }
+
+    @Test("a record's t past the year 9999 is that line's error (exit 65), not a trap in the tracker")
+    func timePastTheRange() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.path + "/far.jsonl"
+        let lines = (0..<12).map {
+            "{\"t\": \(1e19 + Double($0) * 4096), \"slug\": \"x\", \"progress\": \(Double($0) / 20)}"
+        }
+        try lines.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let err = Mutex("")
+        let output = CommandOutput(out: { _ in }, err: { text in err.withLock { $0 += text } })
+        let status = await LiveBridgeCommand.run(["replay", file], environment: [:], output: output)
+        #expect(status == 65)
+        #expect(err.withLock { $0 }.contains("line 1: \"t\": 1e+19 is not a time (seconds, at most 253402300799)"))
+    }
 }

@@ -35,6 +35,17 @@ struct TimeTests {
         #expect(clock.sleeperCount == 0)
     }
 
+    @Test("the real clock waits for a deadline in the year 9999 (more nanoseconds than a UInt64 holds) until cancelled")
+    func systemClockFarDeadline() async throws {
+        let clock = SystemClock()
+        let task = Task { try await clock.sleep(until: 253_402_300_799) }
+        task.cancel()
+        let result = await task.result
+        #expect(throws: CancellationError.self) { try result.get() }
+        // A deadline that is no time at all is no wait.
+        try await clock.sleep(until: .nan)
+    }
+
     @Test("cancelling a sleeper removes it")
     func virtualClockCancels() async {
         let clock = VirtualClock()

@@ -98,5 +98,8 @@ struct WireDecodingTests {
         #expect(throws: ReplayError(line: 2, message: "expected an object with a numeric \"t\"")) {
             try SABnzbdReplay.observations(fromJSONLines: [lines[0], #"{"queue": {}}"#])
         }
+        #expect(throws: ReplayError(line: 2, message: "\"t\": 1e+300 is not a time (seconds, at most 253402300799)")) {
+            try SABnzbdReplay.observations(fromJSONLines: [lines[0], #"{"t": 1e300, "queue": {}}"#])
+        }
     }
 }

@@ -160,6 +160,7 @@ package enum ReplayFormats {
             guard var members = json.objectValue, let t = members.removeValue(forKey: "t")?.doubleValue else {
                 throw ReplayError(line: offset + 1, message: "expected an object with a numeric \"t\"")
             }
+            try ReplayError.checkTime(t, line: offset + 1)
             do throws(ContentValidationError) {
                 var update = try ActivityCommand.update(from: .object(members), slug: nil, now: base + t)
                 update.observedAt = base + t

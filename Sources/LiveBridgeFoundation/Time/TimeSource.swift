@@ -27,13 +27,21 @@ public struct SystemClock: TimeSource {
     public var now: Double { Date().timeIntervalSince1970 }
 
     public func sleep(until deadline: Double) async throws {
-        let delay = deadline - now
-        if delay <= 0 {
+        var delay = deadline - now
+        guard delay > 0 else {
             try Task.checkCancellation()
             return
         }
-        try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
+        // A day at a time: a deadline centuries ahead (a fixed finish in the year 9999, a quota
+        // reset a service dates that far) is more nanoseconds than a UInt64 holds.
+        while delay > 0 {
+            try await Task.sleep(nanoseconds: UInt64(min(delay, Self.longestSleep) * 1_000_000_000))
+            delay = deadline - now
+        }
     }
+
+    /// The longest single sleep, in seconds.
+    static let longestSleep: Double = 86_400
 }
 
 /// A clock that moves only when a test (or a replay) advances it.

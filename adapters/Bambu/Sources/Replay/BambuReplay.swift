@@ -94,9 +94,10 @@ public enum BambuReplay {
             } catch {
                 throw ReplayError(line: offset + 1, message: error.description)
             }
-            guard case .object(let members) = json, let time = members["t"]?.doubleValue, time.isFinite else {
+            guard case .object(let members) = json, let time = members["t"]?.doubleValue else {
                 throw ReplayError(line: offset + 1, message: "expected an object with a numeric \"t\"")
             }
+            try ReplayError.checkTime(time, line: offset + 1)
             let topic = members["topic"]?.stringValue
             let serial = topic.flatMap(serial(inTopic:))
             if let connection = members["connection"] {

@@ -51,6 +51,7 @@ public enum HomeAssistantReplay {
                 throw ReplayError(
                     line: offset + 1, message: "expected {\"t\": seconds, \"dir\": \"in\", \"msg\": {…}}")
             }
+            try ReplayError.checkTime(t, line: offset + 1)
             let direction = json["dir"]?.stringValue ?? "in"
             guard direction == "in" || direction == "out" else {
                 throw ReplayError(line: offset + 1, message: "dir must be \"in\" or \"out\"")

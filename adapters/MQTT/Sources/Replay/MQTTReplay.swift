@@ -50,6 +50,7 @@ public enum MQTTReplay {
             else {
                 throw ReplayError(line: offset + 1, message: "expected {\"t\": seconds, \"topic\": …, \"payload\": …}")
             }
+            try ReplayError.checkTime(t, line: offset + 1)
             let now = base + t
             let bytes = Array((payload.stringValue ?? JSONWriter.string(payload)).utf8)
             for index in mappers.indices {

@@ -26,9 +26,10 @@ public enum SABnzbdReplay {
             } catch {
                 throw ReplayError(line: number, message: error.description)
             }
-            guard let time = record["t"]?.doubleValue, time.isFinite else {
+            guard let time = record["t"]?.doubleValue else {
                 throw ReplayError(line: number, message: "expected an object with a numeric \"t\"")
             }
+            try ReplayError.checkTime(time, line: number)
             guard let queueAnswer = record["queue"] else {
                 throw ReplayError(line: number, message: "missing \"queue\" (the mode=queue answer)")
             }
