@@ -35,14 +35,38 @@ public struct ReplayError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// `line N: message`.
     public var description: String { "line \(line): \(message)" }
+}
 
-    /// Checks a record's `t` (seconds into the recording, or Unix seconds): finite and within the
-    /// times an `end_date` can carry (to 9999-12-31), so every time the replay derives from it stays
-    /// a time; a `t` past that is the line's error, not a trap further on.
-    public static func checkTime(_ t: Double, line: Int) throws(ReplayError) {
+/// The times of a recording's records, checked as a format reads them: each `t` (seconds into the
+/// recording, or Unix seconds) finite, within the times an `end_date` can carry (to 9999-12-31),
+/// and within `longestSpan` of the first record's. A `t` past that is its line's error, not a
+/// trap or an endless replay further on (the display is measured on a one-second grid, MQTT's
+/// timeouts tick every 5 s between records).
+public struct ReplayTimes: Sendable {
+    /// The longest a recording may span: a month, far past any job a Live Activity shows (iOS
+    /// ends one after 8 hours); more is relative and absolute times mixed up.
+    public static let longestSpan: Double = 31 * 86400
+
+    /// The first record's `t`.
+    public private(set) var first: Double?
+
+    public init() {}
+
+    /// Checks the `t` of the record at 1-based `line`.
+    public mutating func check(_ t: Double, line: Int) throws(ReplayError) {
         guard t.isFinite, abs(t) <= ActivityETA.latestFinish else {
             throw ReplayError(
                 line: line, message: "\"t\": \(t) is not a time (seconds, at most \(Int(ActivityETA.latestFinish)))")
+        }
+        guard let first else {
+            self.first = t
+            return
+        }
+        guard abs(t - first) <= Self.longestSpan else {
+            throw ReplayError(
+                line: line,
+                message: "\"t\": \(t) is \(Int((abs(t - first) / 86400).rounded())) days from the first record's "
+                    + "(\(first)); a recording spans at most 31 days (relative and Unix times mixed?)")
         }
     }
 }

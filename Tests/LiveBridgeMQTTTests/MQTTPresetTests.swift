@@ -369,6 +369,20 @@ struct MQTTPresetTests {
             try MQTTReplay.updates(lines: [#"{"t": 0, "topic": "a", "payload": {}}"#], base: 0)
         }
     }
+
+    @Test("replay: a recording in Unix seconds gives the same session as in seconds from its start, moved in time")
+    func replayUnixTimes() throws {
+        let shift = 1_795_999_136.0
+        let header = #"{"mqtt": {"preset": "power-plug", "device": "washer_plug"}}"#
+        let record = { (t: Double, topic: String, payload: String) in
+            #"{"t": \#(t), "topic": "\#(topic)", "payload": \#(payload)}"#
+        }
+        let cycle = Self.cycle(from: 0, soak: true)
+        let relative = try MQTTReplay.updates(lines: [header] + cycle.map { record($0.0, $0.1, $0.2) }, base: 1000)
+        let unix = try MQTTReplay.updates(lines: [header] + cycle.map { record($0.0 + shift, $0.1, $0.2) }, base: 1000)
+        #expect(unix.count == relative.count && unix.map(\.phase) == relative.map(\.phase))
+        #expect(zip(unix, relative).allSatisfy { abs(($0.observedAt ?? 0) - ($1.observedAt ?? 0) - shift) < 1e-3 })
+    }
 }
 
 extension MQTTPresetTests {

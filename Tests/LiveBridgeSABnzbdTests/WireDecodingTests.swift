@@ -101,5 +101,13 @@ struct WireDecodingTests {
         #expect(throws: ReplayError(line: 2, message: "\"t\": 1e+300 is not a time (seconds, at most 253402300799)")) {
             try SABnzbdReplay.observations(fromJSONLines: [lines[0], #"{"t": 1e300, "queue": {}}"#])
         }
+        #expect(
+            throws: ReplayError(
+                line: 2,
+                message: "\"t\": 1795999136.0 is 20787 days from the first record's (0.0); a recording spans at most "
+                    + "31 days (relative and Unix times mixed?)")
+        ) {
+            try SABnzbdReplay.observations(fromJSONLines: [lines[0], #"{"t": 1795999136, "queue": {}}"#])
+        }
     }
 }

@@ -150,6 +150,7 @@ package enum ReplayFormats {
     package static let updates = ReplayFormat(name: "updates", summary: "timestamped ActivityUpdate records") {
         lines, base in
         var result: [ActivityUpdate] = []
+        var times = ReplayTimes()
         for (offset, line) in lines.enumerated() where !isBlank(line) {
             let json: JSONValue
             do throws(JSONParseError) {
@@ -160,7 +161,7 @@ package enum ReplayFormats {
             guard var members = json.objectValue, let t = members.removeValue(forKey: "t")?.doubleValue else {
                 throw ReplayError(line: offset + 1, message: "expected an object with a numeric \"t\"")
             }
-            try ReplayError.checkTime(t, line: offset + 1)
+            try times.check(t, line: offset + 1)
             do throws(ContentValidationError) {
                 var update = try ActivityCommand.update(from: .object(members), slug: nil, now: base + t)
                 update.observedAt = base + t

@@ -85,6 +85,7 @@ public enum BambuReplay {
 
     static func parse(_ lines: [String]) throws(ReplayError) -> [Record] {
         var records: [Record] = []
+        var times = ReplayTimes()
         for (offset, line) in lines.enumerated() {
             let trimmed = line.trimmingWhitespace()
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
@@ -97,7 +98,7 @@ public enum BambuReplay {
             guard case .object(let members) = json, let time = members["t"]?.doubleValue else {
                 throw ReplayError(line: offset + 1, message: "expected an object with a numeric \"t\"")
             }
-            try ReplayError.checkTime(time, line: offset + 1)
+            try times.check(time, line: offset + 1)
             let topic = members["topic"]?.stringValue
             let serial = topic.flatMap(serial(inTopic:))
             if let connection = members["connection"] {

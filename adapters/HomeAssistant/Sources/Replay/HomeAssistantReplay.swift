@@ -31,6 +31,7 @@ public enum HomeAssistantReplay {
     public static func updates(lines: [String], base: Double) throws(ReplayError) -> [ActivityUpdate] {
         var records: [(line: Int, t: Double, outbound: Bool, message: JSONValue)] = []
         var header: JSONValue?
+        var times = ReplayTimes()
         for (offset, line) in lines.enumerated() {
             let trimmed = line.trimmingWhitespace()
             guard !trimmed.isEmpty else { continue }
@@ -51,7 +52,7 @@ public enum HomeAssistantReplay {
                 throw ReplayError(
                     line: offset + 1, message: "expected {\"t\": seconds, \"dir\": \"in\", \"msg\": {…}}")
             }
-            try ReplayError.checkTime(t, line: offset + 1)
+            try times.check(t, line: offset + 1)
             let direction = json["dir"]?.stringValue ?? "in"
             guard direction == "in" || direction == "out" else {
                 throw ReplayError(line: offset + 1, message: "dir must be \"in\" or \"out\"")

@@ -17,7 +17,9 @@ public enum MQTTReplay {
         var configuration: MQTTSourceConfiguration?
         var mappers: [MQTTJobMapper] = []
         var updates: [ActivityUpdate] = []
-        var lastTime = base
+        // Timeouts tick from the first record on: before it no job exists to time out.
+        var lastTime: Double?
+        var times = ReplayTimes()
         for (offset, line) in lines.enumerated() where !line.allSatisfy(\.isWhitespace) {
             let json: JSONValue
             do throws(JSONParseError) {
@@ -50,15 +52,15 @@ public enum MQTTReplay {
             else {
                 throw ReplayError(line: offset + 1, message: "expected {\"t\": seconds, \"topic\": …, \"payload\": …}")
             }
-            try ReplayError.checkTime(t, line: offset + 1)
+            try times.check(t, line: offset + 1)
             let now = base + t
             let bytes = Array((payload.stringValue ?? JSONWriter.string(payload)).utf8)
             for index in mappers.indices {
-                for tick in stride(from: lastTime + 5, to: now, by: 5) {
+                for tick in stride(from: (lastTime ?? now) + 5, to: now, by: 5) {
                     updates += mappers[index].tick(at: tick).updates
                 }
             }
-            lastTime = max(lastTime, now)
+            lastTime = max(lastTime ?? now, now)
             for availability in configuration.availability {
                 guard let offline = availability.says(topic: topic, payload: bytes) else { continue }
                 for index in mappers.indices {

@@ -17,6 +17,7 @@ public enum SABnzbdReplay {
     /// Parses the recording into observations, times as written.
     public static func observations(fromJSONLines lines: [String]) throws(ReplayError) -> [SABnzbdObservation] {
         var result: [SABnzbdObservation] = []
+        var times = ReplayTimes()
         for (offset, line) in lines.enumerated() {
             guard line.contains(where: { !$0.isWhitespace }) else { continue }
             let number = offset + 1
@@ -29,7 +30,7 @@ public enum SABnzbdReplay {
             guard let time = record["t"]?.doubleValue else {
                 throw ReplayError(line: number, message: "expected an object with a numeric \"t\"")
             }
-            try ReplayError.checkTime(time, line: number)
+            try times.check(time, line: number)
             guard let queueAnswer = record["queue"] else {
                 throw ReplayError(line: number, message: "missing \"queue\" (the mode=queue answer)")
             }
