@@ -58,6 +58,21 @@ struct BudgetLedgerTests {
         #expect(spent.pressure(at: monthStart + 29 * day).exhausted)
     }
 
+    @Test("a damaged ledger file (a count of Int64.min) reads as no updates used, and the month goes on")
+    func damagedFile() throws {
+        let intact = MemoryStateStore()
+        try intact.writeJSON("budget/phone.json", ["month": 202_606, "used": 7, "essential": 2])
+        #expect(BudgetLedger(sink: "phone", limit: 250, store: intact).used(at: monthStart + day) == 7)
+        let store = MemoryStateStore()
+        try store.writeJSON(
+            "budget/phone.json", ["month": 202_606, "used": .int(Int64.min), "essential": .int(Int64.max)])
+        let ledger = BudgetLedger(sink: "phone", limit: 250, store: store)
+        #expect(ledger.used(at: monthStart + day) == 0)
+        #expect(!ledger.pressure(at: monthStart + day).exhausted)
+        ledger.record(3, essential: 2, at: monthStart + day)
+        #expect(ledger.used(at: monthStart + day) == 3)
+    }
+
     @Test("the ledger's constants are the economy settings it was given")
     func settingsApply() {
         // 40 starts and ends in half a month, 40 more to come: a reserve of 40 × 1.15 + 2 leaves

@@ -303,6 +303,13 @@ struct TrackerTests {
         #expect(tracker.tick(at: job.time + 10).allSatisfy { $0.kind != .end })
     }
 
+    /// A tracker that has handled every update of `job`.
+    func tracking(_ job: Trajectory) -> ActivityTracker {
+        var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
+        for update in job.updates { _ = tracker.handle(update, at: update.observedAt!) }
+        return tracker
+    }
+
     /// `tracker` as a restarted bridge loads it: its snapshot written as JSON and read back.
     func restarted(_ tracker: ActivityTracker) throws -> ActivityTracker {
         let snapshot = JSONWriter.string(tracker.snapshot)
@@ -333,12 +340,37 @@ struct TrackerTests {
         #expect(restored.tick(at: job.time + settings.endDisplay).map(\.kind) == [.end])
     }
 
+    @Test("a damaged snapshot's numbers (10³⁰⁰ seconds, a sequence at Int64.max) read as missing; the job runs on")
+    func damagedSnapshot() throws {
+        var job = Trajectory()
+        job.run(rate: 1.0 / 3600, for: 600)
+        var members = try #require(tracking(job).snapshot.objectValue)
+        for key in ["staleTTL", "lastPushAt", "endDue", "startedAt", "lifecycleStartedAt"] {
+            members[key] = .number(1e300)
+        }
+        members["sequence"] = .int(Int64.max)
+        members["delivered"] = .int(Int64.min)
+        members["truth"] = ["time": .number(job.time), "progress": .number(job.progress), "finish": .number(1e300)]
+        var restored = try #require(
+            ActivityTracker(
+                snapshot: try JSONParser.parse(JSONWriter.string(.object(members))), model: .interpolating,
+                settings: settings))
+        #expect(restored.currentStaleTTL == 0 && restored.truth?.finish == nil)
+        job.updates = []
+        job.run(rate: 1.0 / 60, for: 30)
+        var frames: [ActivityFrame] = []
+        for update in job.updates { frames += restored.handle(update, at: update.observedAt!) }
+        frames += restored.tick(at: job.time + 60)
+        #expect(!frames.isEmpty, "the faster pace is pushed")
+        #expect(frames.allSatisfy { $0.sequence > 0 && $0.sequence < 1 << 53 })
+        #expect(frames.allSatisfy { ($0.content["end_date"]?.doubleValue ?? 0) < job.time + 86_400 })
+    }
+
     @Test("a progress that holds (post-processing) is restored as holding after a restart")
     func holdsFromSnapshot() throws {
         var job = Trajectory()
         job.run(rate: 1.0 / 3600, for: 120)
-        var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
-        for update in job.updates { _ = tracker.handle(update, at: update.observedAt!) }
+        var tracker = tracking(job)
         var processing = job.update(.active, state: "Queued for processing", remaining: nil)
         processing.progressHolds = true
         _ = tracker.handle(processing, at: job.time)

@@ -41,7 +41,8 @@ extension ActivityTracker {
     }
 
     /// Restores a tracker from `snapshot`; nil when the snapshot is unreadable or was made for
-    /// another display model.
+    /// another display model. A number past what the tracker ever writes (a damaged or hand-edited
+    /// file) reads as missing, so nothing derived from it can trap.
     public init?(snapshot: JSONValue, model: DisplayModel, settings: EconomySettings) {
         guard let slug = snapshot["slug"]?.stringValue,
             snapshot["model"]?.stringValue == model.rawValue,
@@ -50,32 +51,48 @@ extension ActivityTracker {
         else { return nil }
         self.init(slug: slug, name: snapshot["name"]?.stringValue, model: model, settings: settings)
         var anchor: DisplayAnchor?
-        if let object = snapshot["anchor"], let progress = object["progress"]?.doubleValue,
-            let time = object["time"]?.doubleValue
+        if let object = snapshot["anchor"], let progress = object["progress"]?.storedNumber,
+            let time = object["time"]?.storedNumber
         {
             anchor = DisplayAnchor(
-                progress: progress, time: time, endDate: object["endDate"]?.doubleValue,
+                progress: progress, time: time, endDate: object["endDate"]?.storedNumber,
                 live: object["live"]?.boolValue ?? false)
         }
         var truth: TruthSample?
-        if let object = snapshot["truth"], let time = object["time"]?.doubleValue {
+        if let object = snapshot["truth"], let time = object["time"]?.storedNumber {
             truth = TruthSample(
-                progress: object["progress"]?.doubleValue, time: time,
-                progressTime: object["progressTime"]?.doubleValue,
-                finish: object["finish"]?.doubleValue, fixedFinish: object["fixed"]?.boolValue ?? false,
-                resolution: object["resolution"]?.doubleValue ?? 0, holds: object["holds"]?.boolValue ?? false)
+                progress: object["progress"]?.storedNumber, time: time,
+                progressTime: object["progressTime"]?.storedNumber,
+                finish: object["finish"]?.storedNumber, fixedFinish: object["fixed"]?.boolValue ?? false,
+                resolution: object["resolution"]?.storedNumber ?? 0, holds: object["holds"]?.boolValue ?? false)
         }
         restore(
             lifecycle: lifecycle, stored: snapshot["stored"] ?? .object([:]),
             lastStable: snapshot["lastStable"] ?? .object([:]), phase: snapshot["phase"]?.stringValue ?? "none",
-            anchor: anchor, truth: truth, lastPushAt: snapshot["lastPushAt"]?.doubleValue,
-            lastDetailsAt: snapshot["lastDetailsAt"]?.doubleValue, endDue: snapshot["endDue"]?.doubleValue,
-            staleTTL: snapshot["staleTTL"]?.doubleValue ?? 0, priority: snapshot["priority"]?.intValue,
-            sequence: snapshot["sequence"]?.intValue ?? 0, needsResync: snapshot["needsResync"]?.boolValue ?? false,
-            startedAt: snapshot["startedAt"]?.doubleValue, deliveredSequence: snapshot["delivered"]?.intValue,
+            anchor: anchor, truth: truth, lastPushAt: snapshot["lastPushAt"]?.storedNumber,
+            lastDetailsAt: snapshot["lastDetailsAt"]?.storedNumber, endDue: snapshot["endDue"]?.storedNumber,
+            staleTTL: snapshot["staleTTL"]?.storedNumber ?? 0, priority: snapshot["priority"]?.intValue,
+            sequence: snapshot["sequence"]?.storedCount ?? 0, needsResync: snapshot["needsResync"]?.boolValue ?? false,
+            startedAt: snapshot["startedAt"]?.storedNumber, deliveredSequence: snapshot["delivered"]?.storedCount,
             glided: snapshot["glided"]?.boolValue, source: snapshot["source"]?.stringValue,
-            lifecycleStartedAt: snapshot["lifecycleStartedAt"]?.doubleValue,
+            lifecycleStartedAt: snapshot["lifecycleStartedAt"]?.storedNumber,
             waiting: snapshot["waiting"]?.boolValue ?? false,
             endOutcome: snapshot["endOutcome"]?.stringValue.flatMap(ActivityOutcome.init(rawValue:)))
+    }
+}
+
+extension JSONValue {
+    /// A time, duration, progress or rate as a snapshot stores it: finite and within
+    /// ±`ActivityETA.latestFinish`; nil otherwise.
+    package var storedNumber: Double? {
+        guard let number = doubleValue, number.isFinite, abs(number) <= ActivityETA.latestFinish else { return nil }
+        return number
+    }
+
+    /// A sequence number or count as local state stores it: 0…2⁵³ (what a JSON number holds
+    /// exactly, far past any a bridge reaches); nil otherwise.
+    package var storedCount: Int? {
+        guard let number = intValue, (0...(1 << 53)).contains(number) else { return nil }
+        return number
     }
 }

@@ -45,8 +45,8 @@ public final class BudgetLedger: Sendable {
         if !state.loaded {
             state.loaded = true
             if let json = try? store.readJSON(key), json["month"]?.intValue == month {
-                state.used = json["used"]?.intValue ?? 0
-                state.essential = json["essential"]?.intValue ?? 0
+                state.used = json["used"]?.storedCount ?? 0
+                state.essential = json["essential"]?.storedCount ?? 0
             }
             state.month = month
         }

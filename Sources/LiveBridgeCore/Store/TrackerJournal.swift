@@ -143,7 +143,7 @@ struct TrackerJournal: Sendable {
             return Record(sink: sink, slug: slug, entry: .tracker(snapshot))
         }
         if json["forgotten"]?.boolValue == true {
-            return Record(sink: sink, slug: slug, entry: .forgotten(sequence: json["sequence"]?.intValue ?? 0))
+            return Record(sink: sink, slug: slug, entry: .forgotten(sequence: json["sequence"]?.storedCount ?? 0))
         }
         return nil
     }

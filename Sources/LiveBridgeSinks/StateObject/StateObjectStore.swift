@@ -47,7 +47,7 @@ struct StateObjectStore {
     /// The account as last saved (nothing when never saved or unreadable).
     func account() -> Account {
         guard let json = try? store.readJSON(prefix + "/account.json") else { return Account() }
-        return Account(buttonStyling: json["buttonStyling"]?.boolValue, quotaUntil: json["quotaUntil"]?.doubleValue)
+        return Account(buttonStyling: json["buttonStyling"]?.boolValue, quotaUntil: json["quotaUntil"]?.storedNumber)
     }
 
     mutating func saveAccount(buttonStyling: Bool, quotaUntil: Double?) {
