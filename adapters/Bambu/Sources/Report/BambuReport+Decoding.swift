@@ -90,11 +90,11 @@ private struct FieldReader {
         return nil
     }
 
-    /// A temperature in °C: a number within what a printer's sensors can read (from absolute zero
-    /// to `BambuReport.hottestReading`); anything past it is a garbled field, dropped.
+    /// A temperature in °C: a number within what a printer's sensors can read
+    /// (`BambuReport.coldestReading`…`hottestReading`); anything past it is a garbled field, dropped.
     mutating func temperature(_ key: String) -> Double? {
         guard let number = double(key) else { return nil }
-        if (-273.15...BambuReport.hottestReading).contains(number) { return number }
+        if (BambuReport.coldestReading...BambuReport.hottestReading).contains(number) { return number }
         dropped.append(key)
         return nil
     }

@@ -64,6 +64,9 @@ public struct BambuReport: Sendable, Hashable {
     /// a thermistor's reading past 1000 °C is a garbled field, not a temperature.
     public static let hottestReading: Double = 1000
 
+    /// The coldest, in °C: absolute zero (a P1's constant chamber 5 °C and a cold bed are well above).
+    public static let coldestReading: Double = -273.15
+
     /// An empty report (nothing known).
     public init() {}
 
