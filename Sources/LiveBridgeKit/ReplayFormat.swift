@@ -48,7 +48,7 @@ public struct ReplayTimes: Sendable {
     public static let longestSpan: Double = 31 * 86400
 
     /// The first record's `t`.
-    public private(set) var first: Double?
+    private var first: Double?
 
     public init() {}
 

@@ -369,10 +369,7 @@ struct BambuActivityMapperTests {
                 for update in produced {
                     #expect(ContentRules.isValidSlug(update.slug))
                     #expect(update.progress.map { (0...1).contains($0) } ?? true)
-                    var content = update.content
-                    content.template = .value("generic")
-                    content.progress = .value(update.progress ?? 0)
-                    #expect(throws: Never.self) { try content.validate(asDocument: true) }
+                    #expect(throws: Never.self) { try update.content.validateAsCard(progress: update.progress ?? 0) }
                     if ended && update.phase.isEnded {
                         Issue.record("two ends without a job in between")
                     }

@@ -238,10 +238,7 @@ struct RecordedScenarioTests {
         let updates = try replay(path)
         #expect(!updates.isEmpty)
         for update in updates {
-            var content = update.content
-            content.template = .value("generic")
-            content.progress = .value(update.progress ?? 0)
-            #expect(throws: Never.self) { try content.validate(asDocument: true) }
+            #expect(throws: Never.self) { try update.content.validateAsCard(progress: update.progress ?? 0) }
             #expect(update.observedAt != nil && update.slug == "sabnzbd-home")
             #expect((0...1).contains(update.progress ?? 0))
         }

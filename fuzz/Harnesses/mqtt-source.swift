@@ -58,10 +58,7 @@ public func fuzzMQTTSource(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     fuzzTrace("\(updates.count) updates: \(updates.map { "\($0.phase) \($0.progress ?? -1)" })")
     for update in updates {
         if let progress = update.progress { fuzzCheck((0...1).contains(progress), "progress \(progress)") }
-        var content = update.content
-        content.template = .value("generic")
-        content.progress = .value(0)
-        fuzzCheck((try? content.validate(asDocument: true)) != nil, "invalid content \(content.json)")
+        fuzzCheck((try? update.content.validateAsCard()) != nil, "invalid content \(update.content.json)")
     }
     return 0
 }

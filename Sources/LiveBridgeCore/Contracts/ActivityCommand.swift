@@ -101,11 +101,8 @@ public enum ActivityCommand {
                 content.accentColor = .value(outcome == .success ? "green" : outcome == .failure ? "red" : "orange")
             }
         }
-        var probe = content
-        probe.template = .value("generic")
-        probe.progress = .value(0)
         do {
-            try probe.validate(asDocument: true)
+            try content.validateAsCard()
         } catch {
             problems += error.problems
         }

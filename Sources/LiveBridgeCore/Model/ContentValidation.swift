@@ -95,6 +95,15 @@ public enum ContentRules {
 }
 
 extension GenericContent {
+    /// Checks this content as a whole card once the tracker completes it: the generic template and
+    /// `progress` added, validated as a document (what a source's or a command's content must pass).
+    public func validateAsCard(progress: Double = 0) throws(ContentValidationError) {
+        var card = self
+        card.template = .value("generic")
+        card.progress = .value(progress)
+        try card.validate(asDocument: true)
+    }
+
     /// Checks this content. As a `document` it must be complete (template and progress present,
     /// `live_progress` backed by `end_date`/`duration`); as a patch only present fields are checked.
     public func validate(asDocument: Bool) throws(ContentValidationError) {
