@@ -127,6 +127,24 @@ struct PreviewBoardTests {
         #expect(activity.log.last?.event == .invalid(problems: ["progress: 1.5 is above 1.0"]))
     }
 
+    @Test("skips before an activity's first frame (its seed waiting for an estimate) count for it once it appears")
+    mutating func skipsBeforeSeed() throws {
+        var board = PreviewBoard()
+        board.activityLimit = 2
+        board.noteSkipped(slug: "job")
+        board.noteSkipped(slug: "job")
+        // Slugs that never get a card are remembered only up to the activity limit.
+        for index in 0..<10 { board.noteSkipped(slug: "never-\(index)") }
+        board.apply(frame(.seed, patch: Self.seedContent), at: 1000)
+        board.noteSkipped(slug: "job")
+        let activity = try #require(board.activity("job"))
+        #expect(activity.skipped == 3 && board.skipped == 13)
+        board.apply(frame(.seed, patch: Self.seedContent, slug: "never-0"), at: 1001)
+        #expect(board.activity("never-0")?.skipped == 1, "within the limit: kept")
+        board.apply(frame(.seed, patch: Self.seedContent, slug: "never-9"), at: 1002)
+        #expect(board.activity("never-9")?.skipped == 0, "past the limit: not kept")
+    }
+
     @Test("memory is bounded: the least recently updated ended activity goes first")
     mutating func eviction() {
         var board = PreviewBoard()

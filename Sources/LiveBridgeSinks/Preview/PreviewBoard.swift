@@ -23,6 +23,9 @@ public struct PreviewBoard: Sendable, Hashable {
     public private(set) var invalid = 0
     /// Grows with every change, so the page redraws only when something happened.
     public private(set) var version = 0
+    /// Skips of slugs with no card yet (a seed waiting for its estimate): the activity starts
+    /// with them. At most `activityLimit` slugs.
+    private var pendingSkips: [String: Int] = [:]
 
     /// An empty board.
     public init() {}
@@ -46,6 +49,7 @@ public struct PreviewBoard: Sendable, Hashable {
             let content = frame.kind == .seed ? MergePatch.apply(frame.patch, to: .object([:])) : frame.content
             activity = PreviewActivity(slug: frame.slug, name: frame.name, content: content)
             activity.firstSeen = appliedAt
+            activity.skipped = pendingSkips.removeValue(forKey: frame.slug) ?? 0
         }
         activity.name = frame.name
         if let state = frame.activityState?.lowercased(), state == "ongoing" || state == "ended" {
@@ -72,6 +76,8 @@ public struct PreviewBoard: Sendable, Hashable {
         skipped += 1
         if let index = activities.firstIndex(where: { $0.slug == slug }) {
             activities[index].skipped += 1
+        } else if pendingSkips[slug] != nil || pendingSkips.count < activityLimit {
+            pendingSkips[slug, default: 0] += 1
         }
         version += 1
     }
