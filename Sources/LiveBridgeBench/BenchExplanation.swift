@@ -41,7 +41,8 @@ enum BenchExplanation {
         let values = truth.values(at: times)
         var worst = (t: 0.0, error: 0.0, shown: 0.0, truth: 0.0)
         var index = 0
-        for (t, value) in zip(times, values) where !anchors.isEmpty {
+        // From the first anchor on, as the error is measured (before it there is no card).
+        for (t, value) in zip(times, values) where !anchors.isEmpty && t >= anchors[0].time {
             while index + 1 < anchors.count, anchors[index + 1].time <= t { index += 1 }
             let shown = anchors[index].shown(at: t, model: .interpolating)
             if abs(shown - value) > worst.error { worst = (t - truth.start, abs(shown - value), shown, value) }
