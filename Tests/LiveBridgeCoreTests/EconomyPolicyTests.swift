@@ -287,6 +287,53 @@ struct EconomyPolicyTests {
     }
 
     @Test(
+        "under a monthly budget a seed waits for the pace even when the source states a finish: the first glide at what the download does, not at its first guess"
+    )
+    func seedUnderBudgetWaitsForPace() throws {
+        let settings = EconomySettings()
+        let t0 = Self.base
+        // A 120-s download answered every second; the source's first time left is half the truth
+        // (a speed measured over its first second), its later ones are right.
+        func answer(_ t: Double) -> ActivityUpdate {
+            var update = ActivityUpdate(
+                slug: "job", name: "Job", phase: .active, content: GenericContent(state: "Downloading"),
+                progress: t / 120, eta: .remaining(t < 3 ? (120 - t) / 2 : 120 - t), observedAt: t0 + t)
+            update.statesFinish = true
+            return update
+        }
+        func run(_ budget: BudgetPressure) -> [ActivityFrame] {
+            var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
+            var frames: [ActivityFrame] = []
+            for t in stride(from: 0.0, through: 90, by: 1) {
+                frames += tracker.handle(answer(t), at: t0 + t, budget: budget)
+                while let due = tracker.nextDeadline, due <= t0 + t { frames += tracker.tick(at: due, budget: budget) }
+            }
+            return frames
+        }
+        // Without a budget the card appears at once, at the first guess; a correction follows.
+        let free = run(.none)
+        let freeSeed = try #require(free.first)
+        #expect(freeSeed.kind == .seed && freeSeed.time == t0)
+        #expect(try #require(freeSeed.patch["end_date"]?.doubleValue) < t0 + 90, "the first guess, half the truth")
+        // Under a budget (a share per job, or only starts and ends left) the seed waits for the
+        // pace and glides to the true finish, with nothing after it.
+        for budget in [
+            BudgetPressure(widening: 0.05 / 0.03, exhausted: false, jobAllowance: 1),
+            BudgetPressure(widening: 3, exhausted: true),
+        ] {
+            let frames = run(budget)
+            #expect(frames.count == 1, "\(frames.map(\.reason))")
+            let seed = try #require(frames.first)
+            #expect(seed.kind == .seed && seed.patch["live_progress"] == true)
+            // It leaves once the guess has proved wrong (the bar it would give passes ε), at the
+            // latest once the pace is first believed.
+            #expect(seed.time > t0 && seed.time <= t0 + settings.startWait + settings.paceWindowMinimum + 1e-9)
+            let endDate = try #require(seed.patch["end_date"]?.doubleValue)
+            #expect(abs(endDate - (t0 + 120)) <= 0.1 * 120, "the pace's finish: \(endDate - t0)")
+        }
+    }
+
+    @Test(
         "a seed with no progress yet waits too: a print started, its first progress and time left a second later, one request"
     )
     func seedWithoutProgressWaits() throws {

@@ -439,6 +439,22 @@ struct TrackerTests {
         #expect(beat.first?.patch["progress"] == 0.3)
     }
 
+    /// A job's first report under `budget`, and the seed it gives once its wait for the pace is
+    /// over (under a budget a seed waits even with an estimate: `startWait`); `job`'s clock moves on
+    /// to when the seed left.
+    static func seedUnderBudget(
+        _ tracker: inout ActivityTracker, _ job: inout Trajectory, remaining: Double = 600, budget: BudgetPressure
+    ) -> [ActivityFrame] {
+        let first = job.time
+        #expect(
+            tracker.handle(job.update(.active, state: "Downloading", remaining: remaining), at: first, budget: budget)
+                .isEmpty, "under a budget the seed waits for its pace")
+        guard let due = tracker.nextDeadline else { return [] }
+        #expect(due == first + EconomySettings().startWait)
+        job.time = due
+        return tracker.tick(at: due, budget: budget)
+    }
+
     @Test(
         "an exhausted budget lets only starts, ends, pauses and resumes through, all of them counted with what the reserve keeps room for"
     )
@@ -446,8 +462,7 @@ struct TrackerTests {
         var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
         var job = Trajectory()
         let exhausted = BudgetPressure(widening: 3, exhausted: true)
-        let seed = tracker.handle(
-            job.update(.active, state: "Downloading", remaining: 600), at: job.time, budget: exhausted)
+        let seed = Self.seedUnderBudget(&tracker, &job, budget: exhausted)
         #expect(seed.count == 1 && seed.allSatisfy(BudgetLedger.isEssential))
         // The bar far behind the truth: no correction goes out.
         job.time += 3
@@ -482,9 +497,7 @@ struct TrackerTests {
         let exhausted = BudgetPressure(widening: 3, exhausted: true)
         var essential = 0
         var pushed = 0
-        for frame in tracker.handle(
-            job.update(.active, state: "Downloading", remaining: 600), at: job.time, budget: exhausted)
-        {
+        for frame in Self.seedUnderBudget(&tracker, &job, budget: exhausted) {
             pushed += 1
             if BudgetLedger.isEssential(frame) { essential += 1 }
         }
@@ -520,10 +533,8 @@ struct TrackerTests {
         var job = Trajectory()
         let share = BudgetPressure(widening: 0.05 / 0.03, exhausted: false, jobAllowance: 1)
         var reasons: [PushReason] = []
-        reasons += tracker.handle(
-            job.update(.active, state: "Downloading", remaining: 100), at: job.time, budget: share
-        )
-        .map(\.reason)
+        reasons += Self.seedUnderBudget(&tracker, &job, remaining: 100, budget: share).map(\.reason)
+        #expect(reasons == [.start], "\(reasons)")
         // The server slows to a third: the bar runs ahead of the truth, again and again.
         for _ in 0..<120 {
             job.time += 2

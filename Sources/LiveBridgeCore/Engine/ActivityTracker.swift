@@ -58,6 +58,9 @@ public struct ActivityTracker: Sendable {
     private var needsResync = false
     /// The monthly budget allows only starts and ends right now (set by `handle`/`tick`).
     private var spendingFrozen = false
+    /// The seed was decided under a monthly budget: it waits for the pace even when the source
+    /// already states a finish (see `handle`).
+    private var seedUnderBudget = false
     /// Whether this job's bar has glided yet (a live anchor was pushed since the seed).
     private var hasGlided = false
     /// The next frame is one the budget's reserve keeps room for: the job's first glide (part of
@@ -153,15 +156,26 @@ public struct ActivityTracker: Sendable {
             switch lifecycle {
             case .idle, .ended:
                 let seed = start(update, stable: stable, phaseKind: phaseKind, at: now)
-                if settings.startWait > 0, !update.immediate, held == nil, anchor?.endDate == nil,
+                // Under a monthly budget the first glide may be the only one the month affords this
+                // job (a correction, even a re-anchor before `end_date` passes, waits for a share it
+                // may not have): it waits for the pace like a seed without an estimate, so it glides
+                // at what the job does rather than at a source's first guess (SABnzbd's time left a
+                // second into a download, from a speed it has barely measured). A glide aimed short
+                // falls back to its pushed progress when `end_date` passes — a one-minute download
+                // at 0 % for its last seconds. Anything worth a push still ends the wait at once.
+                seedUnderBudget = budget.exhausted || budget.jobAllowance != nil
+                if settings.startWait > 0, !update.immediate, held == nil, anchor?.endDate == nil || seedUnderBudget,
                     phaseKind == "active", (truth?.progress).map({ $0 < 1 }) ?? true
                 {
                     // No estimate yet: the seed waits for the first glide (see `startWait`), and so
                     // does one with no progress yet (OctoPrint's `PrintStarted` a second before its
                     // first progress and time left); up to `estimateWait` when the source states a
-                    // finish of its own that has not come yet.
+                    // finish of its own that has not come yet. A seed under a budget with a finish
+                    // already waits for the pace only (`seedWaitsForPace`).
                     held = seed
-                    let wait = update.statesFinish ? max(settings.startWait, settings.estimateWait) : settings.startWait
+                    let wait =
+                        update.statesFinish && anchor?.endDate == nil
+                        ? max(settings.startWait, settings.estimateWait) : settings.startWait
                     heldUntil = now + wait
                     return []
                 }
@@ -204,10 +218,11 @@ public struct ActivityTracker: Sendable {
     /// print's file position, which states no time left), so the card still appears once, gliding.
     /// A progress that stands still, or moved fewer than `seedPaceAdvances` times, gives none, and
     /// its card appears after `startWait`; so does a seed something worth a push was folded into (a
-    /// card text, a pause, a bar off by ε: its `reason` is no longer `.start`).
+    /// card text, a pause, a bar off by ε: its `reason` is no longer `.start`). Under a monthly
+    /// budget a seed with an estimate waits for its pace the same way (`seedUnderBudget`).
     private func seedWaitsForPace(_ frame: ActivityFrame, at now: Double) -> Double? {
         guard lifecycle == .running, frame.kind == .seed, frame.reason == .start,
-            frame.patch["end_date"]?.doubleValue == nil, let startedAt,
+            frame.patch["end_date"]?.doubleValue == nil || seedUnderBudget, let startedAt,
             (truth?.progress).map({ $0 < 1 }) == true, memory.pace.corners.count > settings.seedPaceAdvances
         else { return nil }
         let until = startedAt + settings.startWait + settings.paceWindowMinimum
