@@ -171,6 +171,34 @@ struct DeliveryTests {
     }
 
     @Test(
+        "a quota reset the service states in the past is tried again five minutes on, not at once; one centuries ahead is held to the start of the month after next"
+    )
+    func quotaResetOutOfRange() async {
+        let start = 1_781_517_600.0  // 2026-06-15
+        let clock = VirtualClock(start: start)
+        let sink = RecordingSink(clock: clock)
+        // Every call refused with a reset a minute ago (the service's clock behind this one's).
+        let refusal = SinkError(.quotaExhausted(until: start - 60), code: "quota.exceeded", status: 429, message: "q")
+        sink.fail(Array(repeating: refusal, count: 10))
+        let queue = makeQueue(sink, clock: clock)
+        await queue.enqueue(frame("a", 1, patch: ["progress": 0.1]))
+        #expect(await queue.pump() == start + QuotaReset.recheck)
+        for _ in 0..<20 { await queue.pump() }
+        #expect(sink.state.withLock { $0.attempts.count } == 1, "no loop of refused requests")
+        clock.advance(to: start + QuotaReset.recheck)
+        await queue.pump()
+        #expect(sink.state.withLock { $0.attempts.count } == 2, "tried again once the recheck is due")
+
+        // A reset in the year 2500: held to 2026-08-01, the start of the month after next.
+        let far = RecordingSink(clock: clock)
+        far.fail([SinkError(.quotaExhausted(until: 16_725_225_600), status: 429, message: "q")])
+        let held = makeQueue(far, clock: clock)
+        await held.enqueue(frame("a", 1, patch: ["progress": 0.1]))
+        let august = Double(CivilTime.daysFromCivil(year: 2026, month: 8, day: 1)) * 86400
+        #expect(await held.pump() == august)
+    }
+
+    @Test(
         "waiting for idle gives up at once when nothing can go out before the deadline (a spent quota, a retry later)",
         .timeLimit(.minutes(1)))
     func idleWaitWhenNothingCanGo() async {

@@ -113,7 +113,7 @@ struct DeliveryFaults: Sendable {
                 ]
             )
         case .quotaExhausted(let until):
-            let resume = until ?? CivilTime(unixSeconds: now).startOfNextMonth
+            let resume = QuotaReset.resume(stated: until, now: now)
             quotaUntil = resume
             let actions: [Action] =
                 sinkKeepsQuota

@@ -137,7 +137,8 @@ final class PushWardNotifier: Sendable {
                 switch error.kind {
                 case .quotaExhausted(let until):
                     // Sticky until the month resets (an hour when the answer does not say).
-                    let resume = until ?? clock.now + 3600
+                    let now = clock.now
+                    let resume = until.map { QuotaReset.resume(stated: $0, now: now) } ?? now + 3600
                     state.withLock { $0.blockedUntil = resume }
                     count("quota")
                     logger.warning(

@@ -41,7 +41,7 @@ struct StateObjectQuota {
 
     /// The service said the limit is reached, until `reset` (nil: the start of the next month).
     mutating func reached(until reset: Double?, now: Double) {
-        let reset = reset ?? CivilTime(unixSeconds: now).startOfNextMonth
+        let reset = QuotaReset.resume(stated: reset, now: now)
         if until == nil { logger.error("free tier limit reached; no calls until it resets", ["sink": name]) }
         until = reset
         say(reset)
