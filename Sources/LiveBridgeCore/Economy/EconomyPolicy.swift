@@ -20,6 +20,9 @@ public struct BudgetPressure: Sendable, Hashable {
 
     /// No budget configured.
     public static let none = BudgetPressure()
+
+    /// A monthly budget rations this job: a share per job, or only the reserve left.
+    public var limited: Bool { exhausted || jobAllowance != nil }
 }
 
 /// The push economy, whole: given the observations so far, what the phone shows now, the budget

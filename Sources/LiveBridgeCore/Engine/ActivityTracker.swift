@@ -58,9 +58,6 @@ public struct ActivityTracker: Sendable {
     private var needsResync = false
     /// The monthly budget allows only starts and ends right now (set by `handle`/`tick`).
     private var spendingFrozen = false
-    /// The seed was decided under a monthly budget: it waits for the pace even when the source
-    /// already states a finish (see `handle`).
-    private var seedUnderBudget = false
     /// Whether this job's bar has glided yet (a live anchor was pushed since the seed).
     private var hasGlided = false
     /// The next frame is one the budget's reserve keeps room for: the job's first glide (part of
@@ -163,8 +160,7 @@ public struct ActivityTracker: Sendable {
                 // second into a download, from a speed it has barely measured). A glide aimed short
                 // falls back to its pushed progress when `end_date` passes — a one-minute download
                 // at 0 % for its last seconds. Anything worth a push still ends the wait at once.
-                seedUnderBudget = budget.exhausted || budget.jobAllowance != nil
-                if settings.startWait > 0, !update.immediate, held == nil, anchor?.endDate == nil || seedUnderBudget,
+                if settings.startWait > 0, !update.immediate, held == nil, anchor?.endDate == nil || budget.limited,
                     phaseKind == "active", (truth?.progress).map({ $0 < 1 }) ?? true
                 {
                     // No estimate yet: the seed waits for the first glide (see `startWait`), and so
@@ -219,10 +215,10 @@ public struct ActivityTracker: Sendable {
     /// A progress that stands still, or moved fewer than `seedPaceAdvances` times, gives none, and
     /// its card appears after `startWait`; so does a seed something worth a push was folded into (a
     /// card text, a pause, a bar off by ε: its `reason` is no longer `.start`). Under a monthly
-    /// budget a seed with an estimate waits for its pace the same way (`seedUnderBudget`).
-    private func seedWaitsForPace(_ frame: ActivityFrame, at now: Double) -> Double? {
+    /// budget a seed with an estimate waits for its pace the same way.
+    private func seedWaitsForPace(_ frame: ActivityFrame, budget: BudgetPressure, at now: Double) -> Double? {
         guard lifecycle == .running, frame.kind == .seed, frame.reason == .start,
-            frame.patch["end_date"]?.doubleValue == nil || seedUnderBudget, let startedAt,
+            frame.patch["end_date"]?.doubleValue == nil || budget.limited, let startedAt,
             (truth?.progress).map({ $0 < 1 }) == true, memory.pace.corners.count > settings.seedPaceAdvances
         else { return nil }
         let until = startedAt + settings.startWait + settings.paceWindowMinimum
@@ -235,7 +231,7 @@ public struct ActivityTracker: Sendable {
         spendingFrozen = budget.exhausted
         var released: [ActivityFrame] = []
         if let heldUntil, now >= heldUntil, let frame = held {
-            if let until = seedWaitsForPace(frame, at: now) {
+            if let until = seedWaitsForPace(frame, budget: budget, at: now) {
                 self.heldUntil = until
             } else {
                 released.append(release(frame, at: now))

@@ -17,7 +17,7 @@ public enum QuotaReset {
     }
 
     /// The time to hold calls until for a reset stated as `stated` (Unix seconds) at `now`.
-    public static func resume(stated: Double, now: Double, recheck: Double = recheck) -> Double {
+    public static func resume(stated: Double, now: Double) -> Double {
         let latest = CivilTime(unixSeconds: CivilTime(unixSeconds: now).startOfNextMonth).startOfNextMonth
         guard stated > now else { return now + recheck }
         return min(stated, latest)
