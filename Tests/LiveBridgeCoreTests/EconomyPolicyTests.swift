@@ -875,6 +875,43 @@ struct ShortTailTests {
     }
 
     @Test(
+        "under a monthly budget a short tail glides for at least two re-anchor leads, so its own deadline is not due at once, within ε of the finish; without one it aims at its finish and a poll"
+    )
+    func rationedTailOutlastsItsLead() throws {
+        let settings = EconomySettings()
+        let policy = EconomyPolicy(settings: settings, model: .interpolating)
+        // A count moving 2 % every second, read every half second: 94 % at 47 s, 3 s to go.
+        let (memory, truth) = LeanBoundTests.memory(
+            policy, step: 0.02, stepTime: 1, poll: 0.5, until: 47, resolution: 0)
+        let now = truth.time
+        let shortest = settings.liveWindowLeads * settings.deadlineLead
+        let finish = try #require(policy.finish(truth, memory: memory, at: now))
+        try #require(finish - now + 0.5 < shortest - 1, "a tail shorter than two leads: \(finish - now) s")
+        func plan(rationed: Bool) -> EconomyPolicy.Plan {
+            policy.plan(
+                truth, memory: memory, paused: false, startedAt: LeanTests.base, frozen: false, rationed: rationed,
+                fallbackProgress: nil, at: now)
+        }
+        let free = plan(rationed: false)
+        let rationed = plan(rationed: true)
+        #expect(free.live && rationed.live)
+        let freeEnd = try #require(free.endDate)
+        let rationedEnd = try #require(rationed.endDate)
+        #expect(freeEnd - now < shortest - 1, "the free tail aims at its finish and a poll: \(freeEnd - now) s")
+        #expect(rationedEnd - now >= shortest, "\(rationedEnd - now) s")
+        // Its re-anchor before `end_date` is a lead after the push at the soonest (before, a
+        // second after it: a download's second push moments before its end)…
+        let anchor = DisplayAnchor(progress: rationed.progress, time: now, endDate: rationedEnd, live: true)
+        let deadline = try #require(policy.anchorDeadline(anchor, truth: truth, phase: "active", suppressed: nil))
+        #expect(deadline - now >= settings.deadlineLead, "\(deadline - now) s")
+        // …and the longer glide keeps the bar within ε of the count's pace to the finish.
+        for t in stride(from: now, through: finish, by: 0.25) {
+            let truthThen = min(1, (truth.progress ?? 0) + (t - now) * 0.02)
+            #expect(abs(anchor.shown(at: t, model: .interpolating) - truthThen) <= settings.maxDisplayError)
+        }
+    }
+
+    @Test(
         "a job whose end, seen a poll after its finish, comes by its end_date is on track (no re-anchor before it), and so is a bar pushed within ε of its finish and its count; one running late, or a fixed finish, is not"
     )
     func onTrackKeepsDeadlineAway() throws {

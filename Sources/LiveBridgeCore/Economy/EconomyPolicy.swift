@@ -149,6 +149,9 @@ public struct EconomyPolicy: Sendable {
         /// Static sinks: the `remaining_time` last pushed.
         public var pushedRemaining: Double?
         public var now: Double
+        /// A monthly budget rations the job (`BudgetPressure.limited`): every push may be one its
+        /// share cannot afford again.
+        public var rationed = false
     }
 
     /// A push and why; `firstGlide` marks the job's first glide (part of its start for the budget).
@@ -625,7 +628,7 @@ public struct EconomyPolicy: Sendable {
     /// The anchor a push at `now` gives the phone.
     public func plan(
         _ truth: TruthSample?, memory: Memory, paused: Bool, startedAt: Double?, frozen: Bool,
-        fallbackProgress: Double?, current: DisplayAnchor? = nil, at now: Double
+        rationed: Bool = false, fallbackProgress: Double?, current: DisplayAnchor? = nil, at now: Double
     ) -> Plan {
         let sample = truth ?? TruthSample(progress: 0, time: now, finish: nil, fixedFinish: false)
         let progress = self.progress(sample, memory: memory, at: now) ?? fallbackProgress ?? 0
@@ -669,7 +672,14 @@ public struct EconomyPolicy: Sendable {
                     // from a job ending by then): every second aimed past that is lag behind the
                     // truth, and a fast download's last 16 s after a stall were corrected at nearly
                     // every poll when the glide was aimed `deadlineLead` later still.
-                    let arrival = (finish + (memory.observationGap ?? settings.deadlineLead)).rounded(.up)
+                    var arrival = (finish + (memory.observationGap ?? settings.deadlineLead)).rounded(.up)
+                    if rationed {
+                        // Under a monthly budget the tail runs at least `liveWindowLeads` re-anchor
+                        // leads: a shorter one falls due for its own deadline re-anchor at once (a
+                        // download's second push a second after the first, its end moments later),
+                        // and the lag the longer glide costs is within ε.
+                        arrival = max(arrival, (now + settings.liveWindowLeads * settings.deadlineLead).rounded(.up))
+                    }
                     padded = arrival > date
                     date = max(date, arrival)
                 }
@@ -787,7 +797,7 @@ public struct EconomyPolicy: Sendable {
     /// push only a correction that does better than the bar on the phone (`anchor`).
     func replanned(_ s: Situation, anchor: DisplayAnchor, frozen: Bool, memory: Memory) -> DisplayAnchor {
         plan(
-            s.truth, memory: memory, paused: false, startedAt: s.startedAt, frozen: frozen,
+            s.truth, memory: memory, paused: false, startedAt: s.startedAt, frozen: frozen, rationed: s.rationed,
             fallbackProgress: anchor.progress, current: anchor, at: s.now
         )
         .anchor
@@ -1120,8 +1130,8 @@ public struct EconomyPolicy: Sendable {
                     settings.glideWindows * liveWindow(at: t, s.startedAt),
                     min(settings.firstGlideMinimum, settings.standingGlideAgeShare * jobAge(at: t, s.startedAt))),
             plan(
-                truth, memory: memory, paused: false, startedAt: s.startedAt, frozen: frozen, fallbackProgress: nil,
-                at: s.now
+                truth, memory: memory, paused: false, startedAt: s.startedAt, frozen: frozen, rationed: s.rationed,
+                fallbackProgress: nil, at: s.now
             )
             .live, resumeSettled(memory, at: t)
         {

@@ -58,6 +58,8 @@ public struct ActivityTracker: Sendable {
     private var needsResync = false
     /// The monthly budget allows only starts and ends right now (set by `handle`/`tick`).
     private var spendingFrozen = false
+    /// The monthly budget rations this job (`BudgetPressure.limited`; set by `handle`/`tick`).
+    private var spendingRationed = false
     /// Whether this job's bar has glided yet (a live anchor was pushed since the seed).
     private var hasGlided = false
     /// The next frame is one the budget's reserve keeps room for: the job's first glide (part of
@@ -108,6 +110,7 @@ public struct ActivityTracker: Sendable {
     ) -> [ActivityFrame] {
         let t = min(update.observedAt ?? now, now)
         spendingFrozen = budget.exhausted
+        spendingRationed = budget.limited
         // An update that names the activity only by its slug (the activities API without `name`,
         // an `{"end": true}`) keeps the display name the activity already has.
         if update.name != slug { name = update.name }
@@ -229,6 +232,7 @@ public struct ActivityTracker: Sendable {
     /// `end_date` passes while the job still runs, or a heartbeat before `stale_ttl` expires.
     public mutating func tick(at now: Double, budget: BudgetPressure = .none) -> [ActivityFrame] {
         spendingFrozen = budget.exhausted
+        spendingRationed = budget.limited
         var released: [ActivityFrame] = []
         if let heldUntil, now >= heldUntil, let frame = held {
             if let until = seedWaitsForPace(frame, budget: budget, at: now) {
@@ -488,7 +492,7 @@ public struct ActivityTracker: Sendable {
             cardChanged: stable != lastStable,
             carriesProgress: update.progress != nil, hasGlided: hasGlided, needsResync: needsResync,
             lastPushAt: lastPushAt, startedAt: startedAt, heartbeatDue: heartbeatDue, anchorDeadline: anchorDeadline,
-            pushedRemaining: stored["remaining_time"]?.doubleValue, now: now)
+            pushedRemaining: stored["remaining_time"]?.doubleValue, now: now, rationed: budget.limited)
         guard let decision = policy.decide(situation, budget: budget, frozen: spendingFrozen, memory: &memory)
         else { return nil }
         if decision.firstGlide { hasGlided = true }  // one attempt per job, whatever the anchor turns out to be
@@ -561,7 +565,7 @@ public struct ActivityTracker: Sendable {
     ) {
         let plan = policy.plan(
             truth, memory: memory, paused: paused, startedAt: startedAt, frozen: spendingFrozen,
-            fallbackProgress: anchor?.progress, current: anchor, at: now)
+            rationed: spendingRationed, fallbackProgress: anchor?.progress, current: anchor, at: now)
         var fields: [String: JSONValue] = ["progress": .number(Self.round(plan.progress))]
         if let endDate = plan.endDate {
             fields["end_date"] = .int(Int64(endDate))
