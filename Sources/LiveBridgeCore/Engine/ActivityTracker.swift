@@ -56,10 +56,9 @@ public struct ActivityTracker: Sendable {
     /// The latest observation says the job ends by the anchor's `end_date` (`refreshOnTrack`).
     private var onTrack = false
     private var needsResync = false
-    /// The monthly budget allows only starts and ends right now (set by `handle`/`tick`).
-    private var spendingFrozen = false
-    /// The monthly budget rations this job (`BudgetPressure.limited`; set by `handle`/`tick`).
-    private var spendingRationed = false
+    /// The monthly budget's pressure as the latest `handle`/`tick` was given it: `exhausted` allows
+    /// only starts and ends, `limited` rations this job.
+    private var spending = BudgetPressure.none
     /// Whether this job's bar has glided yet (a live anchor was pushed since the seed).
     private var hasGlided = false
     /// The next frame is one the budget's reserve keeps room for: the job's first glide (part of
@@ -109,8 +108,7 @@ public struct ActivityTracker: Sendable {
         _ update: ActivityUpdate, at now: Double, budget: BudgetPressure = .none
     ) -> [ActivityFrame] {
         let t = min(update.observedAt ?? now, now)
-        spendingFrozen = budget.exhausted
-        spendingRationed = budget.limited
+        spending = budget
         // An update that names the activity only by its slug (the activities API without `name`,
         // an `{"end": true}`) keeps the display name the activity already has.
         if update.name != slug { name = update.name }
@@ -231,8 +229,7 @@ public struct ActivityTracker: Sendable {
     /// Performs what is due at `now`: the `ended` half of a two-phase end, a re-anchor before
     /// `end_date` passes while the job still runs, or a heartbeat before `stale_ttl` expires.
     public mutating func tick(at now: Double, budget: BudgetPressure = .none) -> [ActivityFrame] {
-        spendingFrozen = budget.exhausted
-        spendingRationed = budget.limited
+        spending = budget
         var released: [ActivityFrame] = []
         if let heldUntil, now >= heldUntil, let frame = held {
             if let until = seedWaitsForPace(frame, budget: budget, at: now) {
@@ -493,7 +490,7 @@ public struct ActivityTracker: Sendable {
             carriesProgress: update.progress != nil, hasGlided: hasGlided, needsResync: needsResync,
             lastPushAt: lastPushAt, startedAt: startedAt, heartbeatDue: heartbeatDue, anchorDeadline: anchorDeadline,
             pushedRemaining: stored["remaining_time"]?.doubleValue, now: now, rationed: budget.limited)
-        guard let decision = policy.decide(situation, budget: budget, frozen: spendingFrozen, memory: &memory)
+        guard let decision = policy.decide(situation, budget: budget, frozen: spending.exhausted, memory: &memory)
         else { return nil }
         if decision.firstGlide { hasGlided = true }  // one attempt per job, whatever the anchor turns out to be
         if decision.firstGlide || decision.essential { essentialPending = true }
@@ -564,8 +561,8 @@ public struct ActivityTracker: Sendable {
         fields: [String: JSONValue], anchor: DisplayAnchor, finish: Double?
     ) {
         let plan = policy.plan(
-            truth, memory: memory, paused: paused, startedAt: startedAt, frozen: spendingFrozen,
-            rationed: spendingRationed, fallbackProgress: anchor?.progress, current: anchor, at: now)
+            truth, memory: memory, paused: paused, startedAt: startedAt, frozen: spending.exhausted,
+            rationed: spending.limited, fallbackProgress: anchor?.progress, current: anchor, at: now)
         var fields: [String: JSONValue] = ["progress": .number(Self.round(plan.progress))]
         if let endDate = plan.endDate {
             fields["end_date"] = .int(Int64(endDate))
