@@ -113,6 +113,44 @@ struct FrozenGlideTests {
             1 - bar.shown(at: finish, model: .interpolating) <= tolerance + 0.5 / window, "\(endDate - finish) s late")
     }
 
+    @Test(
+        "a fixed finish (an appliance's own) is aimed late too, by half as much: one glide holds a washer's slow wash and fast spin within the budget's tolerance, and lags a program ending on time by at most half of it",
+        arguments: [480.0, 1800.0, 7200.0])
+    func fixedFinishAimedLate(window: Double) {
+        let settings = EconomySettings()
+        let tolerance = settings.maxDisplayError * settings.budgetWidening
+        let finish = now + window
+        // The wash takes half the program for 45 %, the rinse 8 of its 30 minutes to 71 %, the spin
+        // the rest (the recorded Home Assistant washer, `ha-washer-30m`).
+        let corners: [(share: Double, progress: Double)] = [(0, 0), (0.5, 0.45), (1380.0 / 1800, 0.71), (1, 1)]
+        func truth(at t: Double) -> Double {
+            let share = (t - now) / window
+            for (a, b) in zip(corners, corners.dropFirst()) where share <= b.share {
+                return a.progress + (b.progress - a.progress) * (share - a.share) / (b.share - a.share)
+            }
+            return 1
+        }
+        func worst(_ endDate: Double) -> Double {
+            let bar = DisplayAnchor(progress: 0, time: now, endDate: endDate, live: true)
+            return stride(from: now, through: finish, by: 1).map {
+                abs(bar.shown(at: $0, model: .interpolating) - truth(at: $0))
+            }.max() ?? 0
+        }
+        let frozen = policy.endDate(forFinish: finish, progress: 0, fixed: true, frozen: true, at: now)
+        let free = policy.endDate(forFinish: finish, progress: 0, fixed: true, frozen: false, at: now)
+        #expect(free == finish + settings.fixedFinishPad)
+        #expect(frozen > free)
+        // Aimed at the finish, the glide is past the tolerance at the end of the rinse…
+        #expect(worst(free) > tolerance)
+        // …aimed late, within it all program long.
+        #expect(worst(frozen) <= tolerance, "\(frozen - finish) s late")
+        // A program whose progress is its elapsed time, ending on time, lags by half the tolerance.
+        let linear = DisplayAnchor(progress: 0, time: now, endDate: frozen, live: true)
+        #expect(
+            1 - linear.shown(at: finish, model: .interpolating)
+                <= settings.frozenFixedFinishShare * tolerance + 0.5 / window)
+    }
+
     @Test("the rest of the job near its end keeps the whole pad: it costs little there")
     func tailKeepsPad() {
         let endDate = policy.endDate(forFinish: now + 100, progress: 0.9, fixed: false, frozen: true, at: now)

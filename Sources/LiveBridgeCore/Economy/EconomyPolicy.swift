@@ -606,21 +606,27 @@ public struct EconomyPolicy: Sendable {
     }
 
     /// The `end_date` pushed for a finish estimate: padded slightly (see `finishPad`) unless the
-    /// finish is a fixed timestamp; aimed late when no re-anchor can be afforded.
+    /// finish is a fixed timestamp (`fixedFinishPad`); aimed late when no re-anchor can be afforded.
     public func endDate(forFinish finish: Double, progress: Double, fixed: Bool, frozen: Bool, at now: Double)
         -> Double
     {
-        guard !fixed else { return (finish + settings.fixedFinishPad).rounded() }
         let window = max(0, finish - now)
         if frozen {
             // No re-anchor can be afforded before the month resets: aim late enough that a job
-            // running a little behind its estimate still ends before the bar would fall back, but
+            // running a little behind its finish still ends before the bar would fall back, but
             // no later than keeps a job that ends on time within the budget's tolerance (0.05) at
-            // its finish, where a glide aimed late lags the most.
-            let tolerance = settings.maxDisplayError * settings.budgetWidening
+            // its finish, where a glide aimed late lags the most. A fixed finish too, by half as
+            // much (`frozenFixedFinishShare`): an appliance's own end slips less than an estimate
+            // but does (a washer adding a rinse), and its program runs at its own pace from phase
+            // to phase, where one glide aimed at the finish itself strayed past 0.05 (a washer's
+            // slow wash ahead of its fast spin).
+            let tolerance =
+                settings.maxDisplayError * settings.budgetWidening * (fixed ? settings.frozenFixedFinishShare : 1)
             let lagging = tolerance * window / max(0.01, 1 - progress - tolerance)
-            return (finish + min(settings.frozenFinishPad * window, max(0, lagging))).rounded()
+            let pad = min(settings.frozenFinishPad * window, max(0, lagging))
+            return (finish + (fixed ? max(settings.fixedFinishPad, pad) : pad)).rounded()
         }
+        guard !fixed else { return (finish + settings.fixedFinishPad).rounded() }
         let allowed = settings.finishPadErrorShare * settings.maxDisplayError * window / max(0.01, 1 - progress)
         return (finish + min(max(settings.finishPad, settings.finishPadShare * window), allowed)).rounded()
     }

@@ -115,6 +115,10 @@ public struct EconomySettings: Sendable, Hashable {
     /// falls back to the pushed progress), and never later than keeps a job ending on time within
     /// the budget's tolerance at its finish.
     public var frozenFinishPad: Double = 0.15
+    /// …a fixed finish (an appliance's own) by no more than lags this share of that tolerance at
+    /// the finish: the source's own end slips less than an estimate, and a glide aimed late lags
+    /// an appliance that ends on time.
+    public var frozenFixedFinishShare: Double = 0.5
     /// Glide only when the finish is at least this far ahead; shorter tails stand still.
     public var liveMinimumWindow: Double = 20
     /// …less for a short job: this share of the job so far (at least `liveWindowLeads`
