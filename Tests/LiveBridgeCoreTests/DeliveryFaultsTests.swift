@@ -92,6 +92,53 @@ struct DeliveryFaultsTests {
         #expect(says.accepted().contains(.detail("quota", nil)))
     }
 
+    @Test(
+        "a spent quota is asked about once per quotaRecheck when the sink can say: lifted, its gate opens and says so; still spent or no answer, the next check an hour on; never past the reset, never for a sink that cannot say"
+    )
+    func quotaChecks() {
+        let reset = 4 * 3600.0
+        let refusal = SinkError(.quotaExhausted(until: reset), status: 429, message: "quota")
+        var faults = DeliveryFaults(
+            policy: RetryPolicy(), sink: "pushward", jitter: JitterSource(seed: 7), sinkReportsQuota: true)
+        _ = faults.failed(refusal, slug: "a", attempt: 1, now: 60)
+        #expect(faults.gate == reset, "frames still hold until the reset")
+        #expect(faults.nextLook == 3660, "…but delivery looks again in an hour")
+        let early = faults.takeQuotaCheck(now: 3659)
+        #expect(!early)
+        let due = faults.takeQuotaCheck(now: 3660)
+        #expect(due)
+        let again = faults.takeQuotaCheck(now: 3660)
+        #expect(!again, "one check at a time")
+        let stillSpent = faults.quotaChecked(available: false, now: 3661).isEmpty
+        #expect(stillSpent)
+        #expect(faults.nextLook == 7261)
+        let secondDue = faults.takeQuotaCheck(now: 7261)
+        #expect(secondDue)
+        let unanswered = faults.quotaChecked(available: nil, now: 7261).isEmpty
+        #expect(unanswered, "no answer: asked again later")
+        #expect(faults.nextLook == 10861)
+        let thirdDue = faults.takeQuotaCheck(now: 10861)
+        #expect(thirdDue)
+        let lastBeforeReset = faults.quotaChecked(available: false, now: 10861).isEmpty
+        #expect(lastBeforeReset)
+        #expect(faults.quotaCheckAt == nil, "the next check would fall after the reset")
+        #expect(faults.nextLook == reset)
+
+        var upgraded = DeliveryFaults(
+            policy: RetryPolicy(), sink: "pushward", jitter: JitterSource(seed: 7), sinkReportsQuota: true)
+        _ = upgraded.failed(refusal, slug: "a", attempt: 1, now: 0)
+        let upgradedDue = upgraded.takeQuotaCheck(now: 3600)
+        #expect(upgradedDue)
+        let lifted = upgraded.quotaChecked(available: true, now: 3600)
+        #expect(upgraded.gate == nil && upgraded.quotaUntil == nil)
+        #expect(lifted.contains(.health(.ok, nil)) && lifted.contains(.detail("quota", nil)))
+        #expect(lifted.contains(.log(.info, "quota available again before its reset; sending", ["sink": "pushward"])))
+
+        var silent = Self.machine()
+        _ = silent.failed(refusal, slug: "a", attempt: 1, now: 0)
+        #expect(silent.quotaCheckAt == nil && silent.nextLook == reset, "a sink that cannot say holds to the reset")
+    }
+
     @Test("drops: a refusal at once; with maximumAttempts, the last attempt and any quota or authentication failure")
     func drops() {
         var faults = Self.machine()

@@ -61,6 +61,28 @@ final class RecordingSink: Sink {
     func close() async { state.withLock { $0.closedAfter = $0.accepted.count } }
 }
 
+/// A sink that can say whether its spent quota was lifted (`available`), counting the checks.
+final class QuotaReportingSink: Sink {
+    let inner: RecordingSink
+    let available = Mutex(false)
+    let checks = Mutex(0)
+    var name: String { inner.name }
+    var type: String { inner.type }
+    var displayModel: DisplayModel { inner.displayModel }
+    var reportsQuota: Bool { true }
+
+    init(_ inner: RecordingSink) { self.inner = inner }
+
+    func quotaAvailable() async -> Bool? {
+        checks.withLock { $0 += 1 }
+        return available.withLock { $0 }
+    }
+
+    func deliver(_ frame: ActivityFrame) async throws(SinkError) -> DeliveryReceipt {
+        try await inner.deliver(frame)
+    }
+}
+
 /// A sink that is down (every call fails as unavailable) while `down` is true.
 final class OutageSink: Sink {
     let inner: RecordingSink
@@ -168,6 +190,37 @@ struct DeliveryTests {
         clock.advance(to: reset)
         await queue.pump()
         #expect(sink.state.withLock { $0.documents["a"]?["progress"] } == 0.5)
+    }
+
+    @Test(
+        "a spent quota lifted by an upgrade: the sink is asked hourly without a frame being sent, and the newest state goes out at the check that sees it"
+    )
+    func quotaLiftedBeforeReset() async {
+        let clock = VirtualClock(start: 1_781_517_600)
+        let sink = QuotaReportingSink(RecordingSink(clock: clock))
+        let reset = 1_782_864_000.0
+        sink.inner.fail([SinkError(.quotaExhausted(until: reset), code: "quota.exceeded", status: 429, message: "q")])
+        let queue = makeQueue(sink, clock: clock)
+        await queue.enqueue(frame("a", 1, patch: ["progress": 0.1]))
+        let start = clock.now
+        #expect(await queue.pump() == start + 3600)
+        for step in 2...5 {
+            clock.advance(by: 600)
+            await queue.enqueue(frame("a", step, patch: ["progress": .number(Double(step) / 10)]))
+            await queue.pump()
+        }
+        clock.advance(to: start + 3600)
+        #expect(await queue.pump() == start + 7200, "still spent: asked again in an hour")
+        #expect(sink.checks.withLock { $0 } == 1)
+        #expect(sink.inner.state.withLock { $0.attempts.count } == 1, "no frame sent to find out")
+        #expect(await queue.isQuotaExhausted)
+        sink.available.withLock { $0 = true }
+        clock.advance(to: start + 7200)
+        await queue.pump()
+        #expect(sink.checks.withLock { $0 } == 2)
+        #expect(!(await queue.isQuotaExhausted))
+        #expect(sink.inner.state.withLock { $0.attempts.count } == 2, "the held state in one request")
+        #expect(sink.inner.state.withLock { $0.documents["a"]?["progress"] } == 0.5)
     }
 
     @Test(

@@ -101,30 +101,45 @@ struct PushFaultTests {
         await bridge.shutdown()
     }
 
-    @Test("quota spent mid-month: one refused request, then silence until reset_at; health says why; then the latest")
-    func quotaExhaustedMidMonth() async throws {
-        let bridge = try await VirtualBridge()
+    /// Plays the download with one update left this month from its fifth minute on (the service
+    /// then refuses with quota.exceeded until `resetAt`); returns when the refusal came.
+    /// `tick` sees each step's time and the refusal's, once there was one.
+    static func spendQuota(
+        _ bridge: VirtualBridge, resetAt reset: Double, tick: (Double, Double?) -> Void = { _, _ in }
+    ) async throws -> Double {
         let base = bridge.clock.now
-        let reset = base + 3 * 3600
         var spent = false
         var refusedAt: Double?
-        var healthWhileSpent: (ComponentHealth?, String)?
         try await bridge.play(Self.download(base), through: base + 2100, step: 2) { t in
             if !spent && t >= base + 300 {
                 spent = true
-                // One more update this month, then the service refuses with quota.exceeded.
                 bridge.pushward.setQuota(limit: 1, used: 0, resetAt: reset)
             }
             if refusedAt == nil, let refused = bridge.pushward.records.first(where: { $0.status == 429 }) {
                 refusedAt = refused.time
             }
+            tick(t, refusedAt)
+        }
+        return try #require(refusedAt)
+    }
+
+    @Test(
+        "quota spent mid-month: one refused request, then no update until reset_at (one GET /auth/me an hour asks whether it was lifted); health says why; then the latest"
+    )
+    func quotaExhaustedMidMonth() async throws {
+        let bridge = try await VirtualBridge()
+        let reset = bridge.clock.now + 3 * 3600
+        var healthWhileSpent: (ComponentHealth?, String)?
+        let refused = try await Self.spendQuota(bridge, resetAt: reset) { t, refusedAt in
             if healthWhileSpent == nil, let refusedAt, t > refusedAt + 60 {
                 healthWhileSpent = (bridge.sinkHealth, bridge.healthText)
             }
         }
-        let refused = try #require(refusedAt)
-        // The job ended while the quota was spent: nothing more was sent, not even retries.
-        #expect(bridge.pushward.records.filter { $0.time > refused }.isEmpty)
+        // The job ended while the quota was spent: no update was sent, not even retries.
+        func updates(after time: Double) -> [FakePushWardServer.Record] {
+            bridge.pushward.records.filter { $0.time > time && $0.method != "GET" }
+        }
+        #expect(updates(after: refused).isEmpty)
         #expect(bridge.pushward.activity(Self.slug)?.state == "ongoing")
         let (health, text) = try #require(healthWhileSpent)
         #expect(health?.status == .degraded)
@@ -138,18 +153,48 @@ struct PushFaultTests {
             t = min(reset - 1, t + 600)
             await bridge.advance(to: t)
         }
-        #expect(bridge.pushward.records.filter { $0.time > refused }.isEmpty, "no request before reset_at")
+        #expect(updates(after: refused).isEmpty, "no update before reset_at")
+        let checks = bridge.pushward.records.filter { $0.time > refused && $0.method == "GET" }
+        #expect(checks.allSatisfy { $0.path == "/auth/me" })
+        #expect(checks.count == 2, "one check an hour while the quota stays spent: \(checks.map(\.time))")
         bridge.pushward.setQuota(limit: nil)
         await bridge.advance(to: reset + 1)
         await bridge.advance(to: reset + 10)
-        let afterReset = bridge.pushward.records.filter { $0.time > refused }
+        let afterReset = updates(after: refused)
         #expect(afterReset.count <= 2, "the latest state in one or two requests, not a backlog: \(afterReset.count)")
         await Self.expectCompleted(bridge)
         #expect(bridge.sinkHealth?.details["quota"] == nil)
         Figures.record(
             "quota spent mid-month",
-            "1 refused request, 0 requests for \(Int((reset - refused) / 60)) virtual minutes, "
-                + "\(afterReset.count) request(s) at reset_at carrying the ended job")
+            "1 refused request, 0 updates for \(Int((reset - refused) / 60)) virtual minutes "
+                + "(\(checks.count) GET /auth/me), \(afterReset.count) request(s) at reset_at carrying the ended job")
+        await bridge.shutdown()
+    }
+
+    @Test(
+        "quota spent, then lifted by an upgrade before its reset: the next hourly check sees it and the latest state goes out then, not on the 1st"
+    )
+    func quotaLiftedByUpgrade() async throws {
+        let bridge = try await VirtualBridge()
+        let reset = bridge.clock.now + 20 * 86400
+        let refused = try await Self.spendQuota(bridge, resetAt: reset)
+        #expect(bridge.pushward.activity(Self.slug)?.state == "ongoing", "held: the job's end not sent")
+        // The user upgrades 40 minutes after the refusal; the next check is an hour after it.
+        await bridge.advance(to: refused + 2400)
+        bridge.pushward.setQuota(limit: nil, used: 1, resetAt: reset)
+        await bridge.advance(to: refused + 3599)
+        #expect(bridge.pushward.records.filter { $0.time > refused && $0.method != "GET" }.isEmpty)
+        await bridge.advance(to: refused + 3600 + 10)
+        let sent = bridge.pushward.records.filter { $0.time > refused && $0.method != "GET" }
+        #expect(!sent.isEmpty && sent.allSatisfy { $0.time >= refused + 3600 && $0.status < 300 })
+        #expect(sent.count <= 2, "the latest state in one or two requests, not a backlog: \(sent.count)")
+        await Self.expectCompleted(bridge)
+        #expect(bridge.sinkHealth?.details["quota"] == nil)
+        #expect(bridge.sinkHealth?.status == .ok)
+        Figures.record(
+            "quota lifted by an upgrade",
+            "the held state went out \(Int((sent.first?.time ?? refused) - refused)) s after the refusal, "
+                + "\(Int((reset - refused) / 86400)) days before reset_at")
         await bridge.shutdown()
     }
 

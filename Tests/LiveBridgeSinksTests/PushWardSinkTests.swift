@@ -252,4 +252,22 @@ struct PushWardSinkTests {
         #expect(result.ok)
         #expect(result.detail.contains("86 of 250"))
     }
+
+    @Test(
+        "a spent quota is asked about with GET /auth/me, which spends none: updates left or no limit (an upgrade) say it is lifted; a service that does not answer says nothing"
+    )
+    func quotaAvailable() async throws {
+        let fake = try FakePushWardServer(apiKey: key)
+        let sink = makeSink(fake)
+        #expect(sink.reportsQuota)
+        fake.setQuota(limit: 250, used: 250)
+        #expect(await sink.quotaAvailable() == false)
+        fake.setQuota(limit: nil, used: 250)
+        #expect(await sink.quotaAvailable() == true, "an unlimited plan states no limit")
+        fake.setQuota(limit: 5000, used: 250)
+        #expect(await sink.quotaAvailable() == true)
+        #expect(fake.records.allSatisfy { $0.method == "GET" && $0.path == "/auth/me" })
+        fake.shutdown()
+        #expect(await sink.quotaAvailable() == nil)
+    }
 }

@@ -86,6 +86,13 @@ public protocol Sink: Sendable {
     /// its own `/health` entry): delivery still holds while it is spent, and leaves the saying
     /// to the sink, so one part writes the entry's `quota`. False (the default): delivery says it.
     var keepsOwnQuota: Bool { get }
+    /// True when the sink can tell, without spending any, whether its service's quota takes
+    /// updates again (`quotaAvailable`). False (the default): a spent quota holds until its reset.
+    var reportsQuota: Bool { get }
+    /// Whether the service takes updates again after refusing one for a spent quota (an upgrade
+    /// lifts it before its reset); nil when it cannot say now. Asked while delivery holds, at most
+    /// once per `RetryPolicy.quotaRecheck`, only when `reportsQuota`.
+    func quotaAvailable() async -> Bool?
     /// The slugs the service took off the display for other activities (preempted), nil when it
     /// cannot say; asked when a place frees.
     func preemptedSlugs() async -> [String]?
@@ -108,6 +115,8 @@ extension Sink {
     public var expiresStale: Bool { false }
     public var maxOngoing: Int? { nil }
     public var keepsOwnQuota: Bool { false }
+    public var reportsQuota: Bool { false }
+    public func quotaAvailable() async -> Bool? { nil }
     public func preemptedSlugs() async -> [String]? { nil }
     public func probe() async -> ProbeResult { ProbeResult(ok: true, detail: "no probe for this sink type") }
     public func open() async {}

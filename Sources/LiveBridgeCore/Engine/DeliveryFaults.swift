@@ -29,18 +29,26 @@ struct DeliveryFaults: Sendable {
     let sink: String
     /// The sink says its own quota (`Sink.keepsOwnQuota`): the gate holds, the saying is its.
     let sinkKeepsQuota: Bool
+    /// The sink can say whether a spent quota was lifted (`Sink.reportsQuota`).
+    let sinkReportsQuota: Bool
     private(set) var consecutiveFaults = 0
     private(set) var breakerOpenUntil: Double?
     private(set) var breakerCooldown: Double
     private(set) var quotaUntil: Double?
+    /// When the sink is next asked whether the spent quota was lifted (before `quotaUntil`).
+    private(set) var quotaCheckAt: Double?
     private(set) var authenticationUntil: Double?
     private(set) var rateLimitedUntil: Double?
     private var jitter: JitterSource
 
-    init(policy: RetryPolicy, sink: String, jitter: JitterSource, sinkKeepsQuota: Bool = false) {
+    init(
+        policy: RetryPolicy, sink: String, jitter: JitterSource, sinkKeepsQuota: Bool = false,
+        sinkReportsQuota: Bool = false
+    ) {
         self.policy = policy
         self.sink = sink
         self.sinkKeepsQuota = sinkKeepsQuota
+        self.sinkReportsQuota = sinkReportsQuota
         self.jitter = jitter
         breakerCooldown = policy.breakerCooldown
     }
@@ -48,6 +56,45 @@ struct DeliveryFaults: Sendable {
     /// When the sink may next be called at all, if not now.
     var gate: Double? {
         [quotaUntil, authenticationUntil, breakerOpenUntil, rateLimitedUntil].compactMap { $0 }.max()
+    }
+
+    /// When delivery next has something to do about the gates: the gate itself, or the spent
+    /// quota's next check before it.
+    var nextLook: Double? {
+        guard let gate else { return nil }
+        guard let check = quotaCheckAt, let quota = quotaUntil, check < quota else { return gate }
+        let others = [authenticationUntil, breakerOpenUntil, rateLimitedUntil].compactMap { $0 }.max()
+        return max(check, others ?? check)
+    }
+
+    /// True (and the check taken) when the spent quota's check is due at `now`.
+    mutating func takeQuotaCheck(now: Double) -> Bool {
+        guard let check = quotaCheckAt, check <= now, let quota = quotaUntil, quota > now else { return false }
+        quotaCheckAt = nil
+        return true
+    }
+
+    /// The sink answered the quota's check at `now`: lifted (an upgrade), the quota's gate opens;
+    /// still spent, or no answer, it is asked again `quotaRecheck` later if that is before the reset.
+    mutating func quotaChecked(available: Bool?, now: Double) -> [Action] {
+        guard let quota = quotaUntil else { return [] }
+        guard available == true else {
+            scheduleQuotaCheck(now: now, until: quota)
+            return []
+        }
+        quotaUntil = nil
+        quotaCheckAt = nil
+        var actions: [Action] = [
+            .log(.info, "quota available again before its reset; sending", ["sink": sink])
+        ]
+        if gate == nil, consecutiveFaults == 0 { actions.append(.health(.ok, nil)) }
+        if !sinkKeepsQuota { actions.append(.detail("quota", nil)) }
+        return actions
+    }
+
+    private mutating func scheduleQuotaCheck(now: Double, until quota: Double) {
+        let check = now + policy.quotaRecheck
+        quotaCheckAt = sinkReportsQuota && check < quota ? check : nil
     }
 
     /// The service accepted a frame: every gate opens.
@@ -60,6 +107,7 @@ struct DeliveryFaults: Sendable {
         breakerOpenUntil = nil
         breakerCooldown = policy.breakerCooldown
         quotaUntil = nil
+        quotaCheckAt = nil
         authenticationUntil = nil
         rateLimitedUntil = nil
         actions += [.health(.ok, nil), .detail("breaker", nil)]
@@ -115,6 +163,7 @@ struct DeliveryFaults: Sendable {
         case .quotaExhausted(let until):
             let resume = QuotaReset.resume(stated: until, now: now)
             quotaUntil = resume
+            scheduleQuotaCheck(now: now, until: resume)
             let actions: [Action] =
                 sinkKeepsQuota
                 ? []

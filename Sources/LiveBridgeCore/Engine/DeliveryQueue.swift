@@ -76,7 +76,7 @@ public actor DeliveryQueue {
         faults = DeliveryFaults(
             policy: policy, sink: sink.name,
             jitter: JitterSource(seed: jitterSeed == 0 ? UInt64(abs(clock.now) * 1000) | 1 : jitterSeed),
-            sinkKeepsQuota: sink.keepsOwnQuota)
+            sinkKeepsQuota: sink.keepsOwnQuota, sinkReportsQuota: sink.reportsQuota)
     }
 
     /// Sets who hears about delivered and dropped frames.
@@ -199,6 +199,11 @@ public actor DeliveryQueue {
     /// returns when the next attempt is due (nil when nothing waits).
     @discardableResult
     public func pump() async -> Double? {
+        if faults.takeQuotaCheck(now: clock.now) {
+            // A spent quota may have been lifted (an upgrade): the sink asks without spending.
+            let available = await sink.quotaAvailable()
+            perform(faults.quotaChecked(available: available, now: clock.now))
+        }
         let now = clock.now
         if let gate = faults.gate, gate > now { return nextWake() }
         let due = slugs.filter { slug, state in
@@ -249,7 +254,7 @@ public actor DeliveryQueue {
         let waiting = slugs.filter { !$0.value.frames.isEmpty }
         guard !waiting.isEmpty else { return nil }
         let earliest = waiting.values.map(\.nextAttempt).min() ?? clock.now
-        return max(earliest, faults.gate ?? -.infinity)
+        return max(earliest, faults.nextLook ?? -.infinity)
     }
 
     /// Waits until every frame is delivered or given up, or until `deadline`; true when idle.

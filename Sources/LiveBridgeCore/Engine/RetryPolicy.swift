@@ -21,6 +21,10 @@ public struct RetryPolicy: Sendable, Hashable {
     public var breakerMaximumCooldown: Double = 300
     /// How long an authentication failure stops a sink before one more try.
     public var authenticationPause: Double = 900
+    /// While a spent quota holds, the sink is asked this often whether it takes updates again
+    /// (`Sink.quotaAvailable`): an upgrade lifts the quota before its reset, and the held state
+    /// then goes out within this long, not on the 1st.
+    public var quotaRecheck: Double = 3600
 
     public init() {}
 

@@ -140,6 +140,19 @@ public struct PushWardSink: Sink {
         return try? JSONParser.parse(response.body)
     }
 
+    /// `GET /auth/me` tells the month's quota without spending any.
+    public var reportsQuota: Bool { true }
+
+    /// True when `GET /auth/me` shows Live Activity updates left this month (or no limit: a plan
+    /// upgraded since the quota was spent); nil when it does not answer.
+    public func quotaAvailable() async -> Bool? {
+        guard let json = await getJSON("/auth/me"), let used = json["live_activity_updates_used"]?.intValue else {
+            return nil
+        }
+        guard let limit = json["live_activity_updates_limit"]?.intValue else { return true }
+        return used < limit
+    }
+
     /// `GET /auth/me`: reachability, key validity and the month's quota.
     public func probe() async -> ProbeResult {
         let request = httpRequest(PushWardRequest(method: "GET", path: "/auth/me"), sequence: nil)
