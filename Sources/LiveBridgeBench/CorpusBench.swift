@@ -15,7 +15,9 @@ struct EconomyInvariants: Sendable, Hashable {
     var coalescing = 0
     /// A push that moves the bar back by more than `backwardsTolerance` while the bar was not
     /// ahead of the latest count: the percentage going down while the job did not (a bar ahead
-    /// of the count is corrected down to it, and may lean a little past it).
+    /// of the count is corrected down to it, and may lean a little past it) — or a bar ahead of
+    /// the count to more than ε below it, further than it was above: a correction that leaves
+    /// the bar further from the count than it found it.
     var backwards = 0
     /// Where each violation happened (push time, what), for `--explain`.
     var events: [Event] = []
@@ -95,7 +97,9 @@ struct EconomyInvariants: Sendable, Hashable {
             let latest = sorted[updateIndex]
             if frame.kind != .end, let before = shown?.shown(at: push.time, model: .interpolating),
                 let count = latest.progress, let progress = frame.content["progress"]?.doubleValue,
-                progress < before - backwardsTolerance, before <= count + backwardsTolerance
+                progress < before - backwardsTolerance,
+                before <= count + backwardsTolerance
+                    || (progress < count - settings.maxDisplayError && count - progress > before - count)
             {
                 result.backwards += 1
                 result.events.append(

@@ -320,3 +320,36 @@ struct RunOutCountdownTests {
         #expect(abs(finish - now - left) <= 0.5 * left, "\(finish - now) s left for \(left)")
     }
 }
+
+@Suite("Economy policy: a bar ahead of the count comes back to it")
+struct AheadOfCountTests {
+    @Test(
+        "a correction of a bar ahead of the count leaves it no further below the count than ε, or than it was above: a staircase step learned from a start's burst does not take it half that step below"
+    )
+    func noFurtherBelowThanAbove() throws {
+        let settings = EconomySettings()
+        let policy = EconomyPolicy(settings: settings, model: .interpolating)
+        let base = LeanTests.base
+        // SABnzbd read every 30 s: nothing at the first answer, 10.8 % at the second (the start's
+        // burst), the same at the third; its time left says 42 minutes throughout.
+        var memory = EconomyPolicy.Memory()
+        var truth = TruthSample(progress: 0, time: base, finish: nil, fixedFinish: false)
+        for (reading, count) in [(0.0, 0.0), (30, 0.1077), (60, 0.1077)] {
+            truth = TruthSample(
+                progress: count, time: base + reading, finish: base + reading + 2520, fixedFinish: false)
+            policy.observe(truth, paused: false, startedAt: base, memory: &memory)
+        }
+        // The card seeded at 31 s gliding to SABnzbd's finish: 0.0105 above the count at 60 s.
+        let current = DisplayAnchor(progress: 0.108, time: base + 31, endDate: base + 31 + 2544, live: true)
+        let now = base + 60
+        let shown = current.shown(at: now, model: .interpolating)
+        try #require(shown - 0.1077 > settings.backwardsTolerance && shown - 0.1077 < settings.maxDisplayError)
+        // The glide through the middle of its steps would start half that step below a new step.
+        try #require(policy.staircaseOffset(memory) > settings.maxDisplayError)
+        let plan = policy.plan(
+            truth, memory: memory, paused: false, startedAt: base, frozen: false, fallbackProgress: nil,
+            current: current, at: now)
+        #expect(plan.progress >= 0.1077 - settings.maxDisplayError - 1e-9, "\(plan.progress)")
+        #expect(plan.progress <= shown)
+    }
+}
