@@ -267,6 +267,7 @@ struct PushWardSinkTests {
         fake.setQuota(limit: 5000, used: 250)
         #expect(await sink.quotaAvailable() == true)
         #expect(fake.records.allSatisfy { $0.method == "GET" && $0.path == "/auth/me" })
+        #expect(await makeSink(fake, apiKey: "wrong").quotaAvailable() == nil, "a refused key says nothing")
         fake.shutdown()
         #expect(await sink.quotaAvailable() == nil)
     }

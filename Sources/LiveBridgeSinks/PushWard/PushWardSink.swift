@@ -146,10 +146,14 @@ public struct PushWardSink: Sink {
     /// True when `GET /auth/me` shows Live Activity updates left this month (or no limit: a plan
     /// upgraded since the quota was spent); nil when it does not answer.
     public func quotaAvailable() async -> Bool? {
-        guard let json = await getJSON("/auth/me"), let used = json["live_activity_updates_used"]?.intValue else {
-            return nil
-        }
-        guard let limit = json["live_activity_updates_limit"]?.intValue else { return true }
+        await getJSON("/auth/me").flatMap(Self.updatesLeft)
+    }
+
+    /// Whether `GET /auth/me`'s answer leaves Live Activity updates this month: true when no limit
+    /// is stated (uncapped), nil when it states no use.
+    static func updatesLeft(_ me: JSONValue) -> Bool? {
+        guard let used = me["live_activity_updates_used"]?.intValue else { return nil }
+        guard let limit = me["live_activity_updates_limit"]?.intValue else { return true }
         return used < limit
     }
 
@@ -183,7 +187,7 @@ public struct PushWardSink: Sink {
                     detail += " — used up, job ends will not notify until the month resets"
                 }
             }
-            let exhausted = used != nil && limit != nil && used! >= limit!
+            let exhausted = Self.updatesLeft(json) == false
             return ProbeResult(ok: !exhausted, detail: exhausted ? detail + " — quota exhausted" : detail)
         } catch {
             return ProbeResult(ok: false, detail: "cannot reach \(configuration.baseURL): \(error.message)")
