@@ -83,8 +83,9 @@ struct BenchReport: Sendable {
                 Goal(
                     name: "typical month, no budget",
                     target: "≤ \(Self.fixed(MonthBench.freeOracleFactor, 1)) × the month's oracle",
-                    measured: "\(free.updates) (oracle \(month.oracleUpdates), \(Self.fixed(freeLimit, 0)) allowed)",
-                    met: Double(free.updates) <= freeLimit))
+                    measured: "\(free.updates) (oracle \(month.oracleUpdates), \(Self.fixed(freeLimit, 0)) allowed)"
+                        + Self.otherFreeMonths(month.others),
+                    met: Double(free.updates) <= freeLimit && month.others.allSatisfy(\.freeMet)))
             let within = budgeted.jobCount - budgeted.jobsOverBudgetTolerance
             let share = Double(within) / Double(max(1, budgeted.jobCount))
             goals.append(
@@ -94,8 +95,9 @@ struct BenchReport: Sendable {
                         + "jobs within \(Self.fixed(MonthBench.budgetTolerance, 2))",
                     measured: "\(budgeted.updates), \(within) of \(budgeted.jobCount) jobs within "
                         + "\(Self.fixed(MonthBench.budgetTolerance, 2)) (\(budgeted.jobsOverEpsilon) over ε); "
-                        + "the oracle needs \(month.budgetFloor) for it",
-                    met: budgeted.updates <= month.budget && share >= MonthBench.budgetTolerantShare))
+                        + "the oracle needs \(month.budgetFloor) for it" + Self.otherBudgetedMonths(month),
+                    met: budgeted.updates <= month.budget && share >= MonthBench.budgetTolerantShare
+                        && month.others.allSatisfy { $0.budgetMet(month.budget) }))
         }
         if let latency = latency?.first {
             var measured = "\(Self.milliseconds(latency.p99)) ms"
@@ -252,6 +254,31 @@ struct BenchReport: Sendable {
         return lines
     }
 
+    /// The middle of `sorted` (the mean of the two middle values of an even count).
+    static func median(_ sorted: [Double]) -> Double {
+        guard !sorted.isEmpty else { return 0 }
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+
+    /// "; N other months: a–b × their oracle (median m)", or nothing without other months.
+    static func otherFreeMonths(_ others: [MonthBench.Summary]) -> String {
+        let ratios = others.map { Double($0.freeUpdates) / Double(max(1, $0.oracleUpdates)) }.sorted()
+        guard let low = ratios.first, let high = ratios.last else { return "" }
+        return "; \(others.count) other months: \(fixed(low, 2))–\(fixed(high, 2)) × their oracle "
+            + "(median \(fixed(median(ratios), 2)))"
+    }
+
+    /// "; N other months: a–b of J jobs within 0.05 (median m), ≤ budget in k", or nothing.
+    static func otherBudgetedMonths(_ month: MonthBench.Result) -> String {
+        let within = month.others.map { Double($0.withinTolerance) }.sorted()
+        guard let low = within.first, let high = within.last, let jobs = month.others.first?.jobs else { return "" }
+        let kept = month.others.filter { $0.budgetedUpdates <= month.budget }.count
+        return "; \(month.others.count) other months: \(fixed(low, 0))–\(fixed(high, 0)) of \(jobs) jobs within "
+            + "\(fixed(MonthBench.budgetTolerance, 2)) (median \(fixed(median(within), 1))), "
+            + "\(kept) of \(month.others.count) within \(month.budget) updates"
+    }
+
     private func monthLines(_ month: MonthBench.Result) -> [String] {
         let jobs = BenchJobKind.allCases.compactMap { kind in
             month.jobs[kind.rawValue].map { "\($0) \(kind.rawValue)s" }
@@ -293,6 +320,23 @@ struct BenchReport: Sendable {
             lines.append(
                 "With `monthlyBudget: \(month.budget)` the budget was spent on day \(Self.fixed(day, 1)) of 30; after "
                     + "that only starts and ends go out (counted above; the service refuses what exceeds its quota).")
+            lines.append("")
+        }
+        if !month.others.isEmpty {
+            lines.append(
+                "The same month drawn from other seeds (which trajectory each job replays, and when): the goals "
+                    + "hold only if they hold in every one.")
+            lines.append("")
+            lines.append(
+                "| seed | updates, no budget | oracle | ratio | updates, monthlyBudget \(month.budget) | "
+                    + "jobs within \(Self.fixed(MonthBench.budgetTolerance, 2)) |")
+            lines.append("|--:|--:|--:|--:|--:|--:|")
+            for other in month.others {
+                let ratio = Double(other.freeUpdates) / Double(max(1, other.oracleUpdates))
+                lines.append(
+                    "| \(other.seed) | \(other.freeUpdates) | \(other.oracleUpdates) | \(Self.fixed(ratio, 2)) | "
+                        + "\(other.budgetedUpdates) | \(other.withinTolerance) of \(other.jobs) |")
+            }
             lines.append("")
         }
         return lines
@@ -496,6 +540,14 @@ struct BenchReport: Sendable {
                 "budget": .int(Int64(month.budget)), "oracle": .int(Int64(month.oracleUpdates)),
                 "budgetFloor": .int(Int64(month.budgetFloor)),
                 "budgetExhaustedDay": month.budgetExhaustedDay.map { .number(Self.round($0)) } ?? .null,
+                "others": .array(
+                    month.others.map {
+                        [
+                            "seed": .int(Int64($0.seed)), "freeUpdates": .int(Int64($0.freeUpdates)),
+                            "oracle": .int(Int64($0.oracleUpdates)), "budgetedUpdates": .int(Int64($0.budgetedUpdates)),
+                            "withinTolerance": .int(Int64($0.withinTolerance)), "jobs": .int(Int64($0.jobs)),
+                        ]
+                    }),
                 "jobs": .object(month.jobs.mapValues { .int(Int64($0)) }),
                 "policies": .array(
                     month.lines.map {

@@ -51,7 +51,13 @@ struct BenchRunner: Sendable {
                 // A quarter of the month's jobs and of the budget: the same shape in a quarter of the time.
                 (month.downloads, month.prints, month.washers, month.budget) = (8, 3, 10, 63)
             }
-            report.month = month.run(loaded, oracles: oracles)
+            var result = month.run(loaded, oracles: oracles)
+            for seed in options.quick ? Array(MonthBench.otherSeeds.prefix(2)) : MonthBench.otherSeeds {
+                var other = month
+                other.seed = seed
+                result.others.append(MonthBench.Summary(seed: seed, other.run(loaded, oracles: oracles)))
+            }
+            report.month = result
         }
         if wanted.contains("latency") {
             progress("bench: latency, \(options.latencyEvents) events")

@@ -46,7 +46,43 @@ struct MonthBench: Sendable {
         var budgetFloorJobs = 0
         /// Day of the month (1-based, fractional) the budgeted run spent its last update.
         var budgetExhaustedDay: Double?
+        /// The same month drawn from other seeds (`otherSeeds`): which trajectory each job replays
+        /// and when it starts. One seed is one draw; these say how far it is typical.
+        var others: [Summary] = []
     }
+
+    /// One month's figures the goals are judged on.
+    struct Summary: Sendable {
+        var seed: UInt64
+        var freeUpdates: Int
+        var oracleUpdates: Int
+        var budgetedUpdates: Int
+        /// Jobs within `budgetTolerance` under the budget, of `jobs`.
+        var withinTolerance: Int
+        var jobs: Int
+
+        init(seed: UInt64, _ result: Result) {
+            self.seed = seed
+            freeUpdates = result.lines.first?.updates ?? 0
+            oracleUpdates = result.oracleUpdates
+            let budgeted = result.lines.count > 1 ? result.lines[1] : nil
+            budgetedUpdates = budgeted?.updates ?? 0
+            jobs = budgeted?.jobCount ?? 0
+            withinTolerance = jobs - (budgeted?.jobsOverBudgetTolerance ?? 0)
+        }
+
+        /// Meets the free month's goal (≤ `freeOracleFactor` × the oracle).
+        var freeMet: Bool { Double(freeUpdates) <= freeOracleFactor * Double(oracleUpdates) }
+
+        /// Meets the budgeted month's goal (≤ `budget`, `budgetTolerantShare` of the jobs within
+        /// `budgetTolerance`).
+        func budgetMet(_ budget: Int) -> Bool {
+            budgetedUpdates <= budget && Double(withinTolerance) >= budgetTolerantShare * Double(max(1, jobs))
+        }
+    }
+
+    /// The seeds of the other months the bench draws (`Result.others`).
+    static let otherSeeds: [UInt64] = Array(1...8)
 
     /// The display error a month under a monthly budget may show on a job (the target:
     /// ≥ 90 % of the month's jobs within it), and how far above the month's oracle a month

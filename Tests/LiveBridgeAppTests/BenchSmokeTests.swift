@@ -99,6 +99,16 @@ struct BenchSmokeTests {
         let updates = policies.compactMap { $0["updates"]?.intValue }
         #expect(updates.count == 3 && updates.allSatisfy { $0 > 0 })
         #expect(updates[2] > updates[0])
+        // …and the same month drawn from other seeds: other draws, the same kind of figures.
+        let others = try #require(report["month"]?["others"]?.arrayValue)
+        #expect(others.count == 2)
+        #expect(Set(others.compactMap { $0["seed"]?.intValue }).count == 2)
+        for other in others {
+            let jobs = other["jobs"]?.intValue ?? 0
+            #expect(jobs > 0 && (0...jobs).contains(other["withinTolerance"]?.intValue ?? -1), "\(other)")
+            #expect((other["freeUpdates"]?.intValue ?? 0) >= (other["oracle"]?.intValue ?? .max) / 2, "\(other)")
+            #expect((other["budgetedUpdates"]?.intValue ?? 0) > 0, "\(other)")
+        }
 
         // Latency through the real engine, sink and HTTP client, to a strict receiver.
         let latencies = try #require(report["latency"]?.arrayValue)

@@ -912,7 +912,7 @@ struct ShortTailTests {
     }
 
     @Test(
-        "a job whose end, seen a poll after its finish, comes by its end_date is on track (no re-anchor before it), and so is a bar pushed within ε of its finish and its count; one running late, or a fixed finish, is not"
+        "a job whose end, seen a poll after its finish, comes by its end_date is on track (no re-anchor before it), and so is a bar pushed within ε (widened under a budget) of its finish and its count; one running late, or a fixed finish, is not"
     )
     func onTrackKeepsDeadlineAway() throws {
         let policy = EconomyPolicy(settings: EconomySettings(), model: .interpolating)
@@ -937,11 +937,40 @@ struct ShortTailTests {
         #expect(!policy.onTrack(near(0.96), truth: last, memory: memory, at: truth.time))
         last.progress = 0.94
         #expect(!policy.onTrack(near(0.98), truth: last, memory: memory, at: truth.time))
+        // Under a budget ε is widened, and so is this: a bar pushed 0.04 short of its finish (a
+        // minute-long download seeded late in its life) needs no re-anchor moments before its end.
+        last.progress = 0.97
+        let budget = BudgetPressure(widening: 0.05 / 0.03, exhausted: false, jobAllowance: 1)
+        #expect(!policy.onTrack(near(0.96), truth: last, memory: memory, at: truth.time))
+        #expect(policy.onTrack(near(0.96), truth: last, memory: memory, budget: budget, at: truth.time))
         // A fixed finish keeps its own grace past the end (`fixedFinishGrace`).
         var fixed = truth
         fixed.fixedFinish = true
         fixed.finish = finish
         #expect(!policy.onTrack(anchor(ending: finish + 60), truth: fixed, memory: memory, at: truth.time))
+    }
+
+    @Test(
+        "a glide to a fixed finish is re-anchored fixedFinishGrace after its end_date, also when it was aimed past the finish (under a spent budget); a glide to an estimate deadlineLead before"
+    )
+    func fixedFinishDeadline() throws {
+        let settings = EconomySettings()
+        let policy = EconomyPolicy(settings: settings, model: .interpolating)
+        let now = 1_781_517_600.0
+        let finish = now + 600
+        let truth = TruthSample(progress: 0.2, time: now, finish: finish, fixedFinish: true)
+        func deadline(_ endDate: Double, _ truth: TruthSample) throws -> Double {
+            let anchor = DisplayAnchor(progress: 0.2, time: now, endDate: endDate, live: true)
+            return try #require(policy.anchorDeadline(anchor, truth: truth, phase: "active", suppressed: nil))
+        }
+        let onTime = (finish + settings.fixedFinishPad).rounded()
+        #expect(try deadline(onTime, truth) == onTime + settings.fixedFinishGrace)
+        let late = policy.endDate(forFinish: finish, progress: 0.2, fixed: true, frozen: true, at: now)
+        #expect(late > onTime)
+        #expect(try deadline(late, truth) == late + settings.fixedFinishGrace)
+        var estimate = truth
+        estimate.fixedFinish = false
+        #expect(try deadline(onTime, estimate) == onTime - settings.deadlineLead)
     }
 
     /// A download of `seconds` at a steady rate, polled every `poll` s, then post-processing.

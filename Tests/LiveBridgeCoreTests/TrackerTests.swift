@@ -490,6 +490,46 @@ struct TrackerTests {
         #expect(end.count == 1 && end.allSatisfy(BudgetLedger.isEssential))
     }
 
+    @Test(
+        "under an exhausted budget a job running past its end_date is re-anchored once, counted with the reserve's starts and ends; later deadlines are held back"
+    )
+    func exhaustedDeadline() throws {
+        func deadlines(essential allowed: Int) throws -> [ActivityFrame] {
+            var settings = self.settings
+            settings.essentialDeadlines = allowed
+            var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
+            var job = Trajectory()
+            let exhausted = BudgetPressure(widening: 3, exhausted: true)
+            var frames = Self.seedUnderBudget(&tracker, &job, remaining: 600, budget: exhausted)
+            // Ten minutes' pace for two minutes, then a third of it, then a tenth: the job runs
+            // past each end_date its glides aim at.
+            job.run(rate: 1.0 / 600, for: 120)
+            job.run(rate: 1.0 / 1800, for: 900)
+            job.run(rate: 1.0 / 6000, for: 1800)
+            for update in job.updates {
+                let at = try #require(update.observedAt)
+                while let due = tracker.nextDeadline, due <= at {
+                    let ticked = tracker.tick(at: due, budget: exhausted)
+                    frames += ticked
+                    if ticked.isEmpty, tracker.nextDeadline == due { break }
+                }
+                frames += tracker.handle(update, at: at, budget: exhausted)
+            }
+            return frames.filter { $0.reason == .deadline }
+        }
+        let once = try deadlines(essential: 1)
+        #expect(once.count == 1, "\(once.map(\.time))")
+        #expect(once.allSatisfy(BudgetLedger.isEssential))
+        // The re-anchor puts the bar on the count (it would otherwise fall back to the seed's).
+        let frame = try #require(once.first)
+        let count = try #require(frame.truthProgress)
+        let pushed = try #require(frame.content["progress"]?.doubleValue)
+        #expect(abs(pushed - count) <= settings.maxDisplayError, "pushed \(pushed), count \(count)")
+        #expect(try deadlines(essential: 0).isEmpty)
+        // The job outruns its second glide too: with room for more, that one would go out.
+        #expect(try deadlines(essential: 3).count > 1)
+    }
+
     @Test("under an exhausted budget a job flapping between paused and running shows its first pauses, not every one")
     func pauseFlapping() {
         var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)

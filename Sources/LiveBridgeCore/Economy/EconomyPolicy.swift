@@ -101,6 +101,8 @@ public struct EconomyPolicy: Sendable {
         var pausedAt: Double?
         /// Pauses and resumes this job pushed as essential (see `essentialPauses`).
         var essentialPhaseChanges = 0
+        /// Deadline re-anchors this job pushed as essential (see `essentialDeadlines`).
+        var essentialDeadlines = 0
         /// When the progress first moved again after a stall, until the pace of before is the
         /// job's again (see rule 6, `resumeSettled`).
         var movedAgainAt: Double?
@@ -859,7 +861,7 @@ public struct EconomyPolicy: Sendable {
             let endDate = anchor.endDate, suppressed != endDate
         else { return nil }
         if let truth, truth.fixedFinish, let finish = truth.finish,
-            (finish + settings.fixedFinishPad).rounded() == endDate
+            (finish + settings.fixedFinishPad).rounded() <= endDate
         {
             return endDate + settings.fixedFinishGrace
         }
@@ -870,9 +872,11 @@ public struct EconomyPolicy: Sendable {
     /// finish), or when the pushed progress the bar falls back to once `end_date` passes is within
     /// ε of the finish and of the latest count (the truth lies between them until the end): the
     /// deadline re-anchor would be spent on a bar that stays true without it.
-    public func onTrack(_ anchor: DisplayAnchor?, truth: TruthSample, memory: Memory, at now: Double) -> Bool {
+    public func onTrack(
+        _ anchor: DisplayAnchor?, truth: TruthSample, memory: Memory, budget: BudgetPressure = .none, at now: Double
+    ) -> Bool {
         guard let anchor, let endDate = anchor.endDate, !truth.fixedFinish else { return false }
-        let epsilon = settings.maxDisplayError
+        let epsilon = settings.maxDisplayError * budget.widening
         if let count = truth.progress, 1 - anchor.progress <= epsilon, abs(anchor.progress - count) <= epsilon {
             return true
         }

@@ -36,6 +36,12 @@ public struct EconomySettings: Sendable, Hashable {
     /// (held back once only the reserve is left), so a printer or a queue flapping between paused
     /// and running cannot spend the month past its budget.
     public var essentialPauses: Int = 3
+    /// With a monthly budget, a job whose `end_date` passes while it still runs is re-anchored
+    /// even when only the month's reserve is left, this many times (counted with the starts and
+    /// ends the reserve keeps room for): otherwise its bar falls back to the progress of its last
+    /// push and stands there until the end (a two-hour download that stalled, at 0 % for half an
+    /// hour). Later ones are held back like any other update.
+    public var essentialDeadlines: Int = 1
     /// A job that resumes after a pause glides from its resume push when its usual advance is at
     /// most this share of ε — every job, as it stands (∞): the bar then stays within ε until the
     /// first advance after the resume (a whole percent of a print is minutes away), and the push

@@ -251,8 +251,12 @@ public struct ActivityTracker: Sendable {
             }
             if let deadline = anchorDeadline, now >= deadline {
                 if budget.exhausted {
-                    suppressedDeadline = anchor?.endDate
-                    return released
+                    guard memory.essentialDeadlines < settings.essentialDeadlines else {
+                        suppressedDeadline = anchor?.endDate
+                        return released
+                    }
+                    memory.essentialDeadlines += 1
+                    essentialPending = true
                 }
                 return released + coalesce(repush(reason: .deadline, at: now), at: now)
             }
@@ -370,7 +374,8 @@ public struct ActivityTracker: Sendable {
     /// away while the latest observation says so, and comes back when one says it is late. Read
     /// when the observation or the anchor changes, not at every look at the deadline.
     private mutating func refreshOnTrack() {
-        onTrack = truth.map { policy.onTrack(anchor, truth: $0, memory: memory, at: $0.time) } ?? false
+        onTrack =
+            truth.map { policy.onTrack(anchor, truth: $0, memory: memory, budget: spending, at: $0.time) } ?? false
     }
 
     private var heartbeatDue: Double? {
