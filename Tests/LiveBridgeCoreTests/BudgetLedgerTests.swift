@@ -151,6 +151,22 @@ struct FrozenGlideTests {
                 <= settings.frozenFixedFinishShare * tolerance + 0.5 / window)
     }
 
+    @Test(
+        "a rationed job's pad is bounded by the budget's widened ε, not by ε: later than a free job's, and a job ending on time lags at most that share of the budget's tolerance",
+        arguments: [(483.0, 0.0), (1800.0, 0.3), (7200.0, 0.0)])
+    func rationedPad(window: Double, progress: Double) {
+        let settings = EconomySettings()
+        let finish = now + window
+        let free = policy.endDate(forFinish: finish, progress: progress, fixed: false, frozen: false, at: now)
+        let rationed = policy.endDate(
+            forFinish: finish, progress: progress, fixed: false, frozen: false, rationed: true, at: now)
+        #expect(rationed > free, "\(rationed - finish) s against \(free - finish) s")
+        let bar = DisplayAnchor(progress: progress, time: now, endDate: rationed, live: true)
+        let lag = 1 - bar.shown(at: finish, model: .interpolating)
+        #expect(lag <= settings.finishPadErrorShare * settings.maxDisplayError * settings.budgetWidening + 0.5 / window)
+        #expect(lag > settings.finishPadErrorShare * settings.maxDisplayError, "\(lag)")
+    }
+
     @Test("the rest of the job near its end keeps the whole pad: it costs little there")
     func tailKeepsPad() {
         let endDate = policy.endDate(forFinish: now + 100, progress: 0.9, fixed: false, frozen: true, at: now)

@@ -609,9 +609,9 @@ public struct EconomyPolicy: Sendable {
 
     /// The `end_date` pushed for a finish estimate: padded slightly (see `finishPad`) unless the
     /// finish is a fixed timestamp (`fixedFinishPad`); aimed late when no re-anchor can be afforded.
-    public func endDate(forFinish finish: Double, progress: Double, fixed: Bool, frozen: Bool, at now: Double)
-        -> Double
-    {
+    public func endDate(
+        forFinish finish: Double, progress: Double, fixed: Bool, frozen: Bool, rationed: Bool = false, at now: Double
+    ) -> Double {
         let window = max(0, finish - now)
         if frozen {
             // No re-anchor can be afforded before the month resets: aim late enough that a job
@@ -629,7 +629,8 @@ public struct EconomyPolicy: Sendable {
             return (finish + (fixed ? max(settings.fixedFinishPad, pad) : pad)).rounded()
         }
         guard !fixed else { return (finish + settings.fixedFinishPad).rounded() }
-        let allowed = settings.finishPadErrorShare * settings.maxDisplayError * window / max(0.01, 1 - progress)
+        let epsilon = settings.maxDisplayError * (rationed ? settings.budgetWidening : 1)
+        let allowed = settings.finishPadErrorShare * epsilon * window / max(0.01, 1 - progress)
         return (finish + min(max(settings.finishPad, settings.finishPadShare * window), allowed)).rounded()
     }
 
@@ -672,7 +673,8 @@ public struct EconomyPolicy: Sendable {
                 !sample.fixedFinish && remaining > 0 && 1 - plan.progress > settings.maxDisplayError
             if remaining >= window || tail, plan.progress < 1 {
                 var date = endDate(
-                    forFinish: finish, progress: plan.progress, fixed: sample.fixedFinish, frozen: frozen, at: now)
+                    forFinish: finish, progress: plan.progress, fixed: sample.fixedFinish, frozen: frozen,
+                    rationed: rationed, at: now)
                 var padded = false
                 if remaining < window {
                     // The end is seen one of the source's polls after the progress reaches the
@@ -1124,7 +1126,8 @@ public struct EconomyPolicy: Sendable {
                 * budget.widening
             let progressNow = progress(truth, memory: memory, at: t) ?? anchor.progress
             let expected = self.endDate(
-                forFinish: finish, progress: progressNow, fixed: truth.fixedFinish, frozen: frozen, at: t)
+                forFinish: finish, progress: progressNow, fixed: truth.fixedFinish, frozen: frozen,
+                rationed: budget.limited, at: t)
             let later = expected > endDate
             if let movedAt = memory.lastETAMoveAt, let movedLater = memory.lastETAMoveLater, movedLater != later,
                 t - movedAt < settings.etaReversalWindow
@@ -1136,7 +1139,8 @@ public struct EconomyPolicy: Sendable {
             // would notice counts.
             if abs(expected - endDate) > tolerance, remaining >= settings.etaQuietTail,
                 trendDisagrees(
-                    with: endDate, tolerance: tolerance, truth: truth, anchor: anchor, frozen: frozen, memory: memory)
+                    with: endDate, tolerance: tolerance, truth: truth, anchor: anchor, frozen: frozen,
+                    rationed: budget.limited, memory: memory)
             {
                 if persisted(since: t, memory: &memory) { return .etaMoved }
             } else {
@@ -1263,7 +1267,7 @@ public struct EconomyPolicy: Sendable {
     /// exact, so it needs no second opinion, and neither does a source without a progress value.
     private func trendDisagrees(
         with endDate: Double, tolerance: Double, truth: TruthSample, anchor: DisplayAnchor, frozen: Bool,
-        memory: Memory
+        rationed: Bool, memory: Memory
     ) -> Bool {
         guard !truth.fixedFinish, let progress = truth.progress else { return true }
         let elapsed = truth.progressTime - anchor.time
@@ -1280,7 +1284,9 @@ public struct EconomyPolicy: Sendable {
             return true
         }
         return abs(
-            self.endDate(forFinish: trendFinish, progress: progress, fixed: false, frozen: frozen, at: truth.time)
+            self.endDate(
+                forFinish: trendFinish, progress: progress, fixed: false, frozen: frozen, rationed: rationed,
+                at: truth.time)
                 - endDate) > tolerance
     }
 
