@@ -607,8 +607,9 @@ public struct EconomyPolicy: Sendable {
                 settings.liveWindowAgeShare * jobAge(at: t, startedAt)))
     }
 
-    /// The `end_date` pushed for a finish estimate: padded slightly (see `finishPad`) unless the
-    /// finish is a fixed timestamp (`fixedFinishPad`); aimed late when no re-anchor can be afforded.
+    /// The `end_date` pushed for a finish estimate: padded slightly (see `finishPad`; the pad's
+    /// error bound reads the budget's widened ε when the job is `rationed`) unless the finish is a
+    /// fixed timestamp (`fixedFinishPad`); aimed late when no re-anchor can be afforded.
     public func endDate(
         forFinish finish: Double, progress: Double, fixed: Bool, frozen: Bool, rationed: Bool = false, at now: Double
     ) -> Double {

@@ -114,7 +114,8 @@ public struct EconomySettings: Sendable, Hashable {
     /// it knows (see `etaJobFraction`).
     public var finishPadShare: Double = 0.05
     /// The pad never costs the glide more than this share of ε at the finish (a bar aimed late by
-    /// the pad lags the truth by at most that much when the job ends on time).
+    /// the pad lags the truth by at most that much when the job ends on time); of the budget's
+    /// widened ε for a job a monthly budget rations, like every other bound under a budget.
     public var finishPadErrorShare: Double = 0.3
     /// When a monthly budget leaves room for nothing but starts and ends, a glide is aimed this
     /// share of the time left late (a job running behind its estimate still ends before its bar
