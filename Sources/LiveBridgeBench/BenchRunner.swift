@@ -55,7 +55,7 @@ struct BenchRunner: Sendable {
             for seed in options.quick ? Array(MonthBench.otherSeeds.prefix(2)) : MonthBench.otherSeeds {
                 var other = month
                 other.seed = seed
-                result.others.append(MonthBench.Summary(seed: seed, other.run(loaded, oracles: oracles)))
+                result.others.append(MonthBench.Summary(other.run(loaded, oracles: oracles)))
             }
             report.month = result
         }

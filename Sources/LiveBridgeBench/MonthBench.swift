@@ -33,6 +33,8 @@ struct MonthBench: Sendable {
     }
 
     struct Result: Sendable {
+        /// The seed the month was drawn from.
+        var seed: UInt64
         var jobs: [String: Int]
         var lines: [Line]
         var budget: Int
@@ -61,8 +63,8 @@ struct MonthBench: Sendable {
         var withinTolerance: Int
         var jobs: Int
 
-        init(seed: UInt64, _ result: Result) {
-            self.seed = seed
+        init(_ result: Result) {
+            seed = result.seed
             freeUpdates = result.lines.first?.updates ?? 0
             oracleUpdates = result.oracleUpdates
             let budgeted = result.lines.count > 1 ? result.lines[1] : nil
@@ -70,6 +72,9 @@ struct MonthBench: Sendable {
             jobs = budgeted?.jobCount ?? 0
             withinTolerance = jobs - (budgeted?.jobsOverBudgetTolerance ?? 0)
         }
+
+        /// Updates without a budget ÷ the month's oracle.
+        var freeRatio: Double { Double(freeUpdates) / Double(max(1, oracleUpdates)) }
 
         /// Meets the free month's goal (≤ `freeOracleFactor` × the oracle).
         var freeMet: Bool { Double(freeUpdates) <= freeOracleFactor * Double(oracleUpdates) }
@@ -162,7 +167,7 @@ struct MonthBench: Sendable {
             "LiveBridge, monthlyBudget \(budget)", updates: limited.counted, anchors: limited.anchors, truths: truths)
         for push in limited.pushes { limitedLine.reasons[push.frame.reason.rawValue, default: 0] += 1 }
         return Result(
-            jobs: counts,
+            seed: seed, jobs: counts,
             lines: [
                 freeLine, limitedLine,
                 line("fixed interval (5 s / 30 s)", updates: fixedUpdates, anchors: fixedAnchors, truths: truths),
