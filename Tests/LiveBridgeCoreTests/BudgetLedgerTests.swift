@@ -34,17 +34,46 @@ struct BudgetLedgerTests {
         #expect((pressed.jobAllowance ?? .max) < (fresh.jobAllowance ?? 0))
     }
 
-    @Test("each job's share is what the month's starts and ends leave, split over the month's jobs")
+    @Test("each job's share is what is left beyond the reserve, split over the jobs the rest of the month brings")
     func jobShare() {
         let ledger = BudgetLedger(sink: "phone", limit: 250, store: MemoryStateStore())
-        // 40 jobs' starts and ends in the first half: 80 more to come, 250 − 80 × 2 × 1.15 − 2 left
-        // for 80 jobs: one each.
+        // 40 jobs' starts and ends in the first half: 40 more jobs to come, whose 80 starts and
+        // ends reserve 80 × 1.15 + 2 = 94; 250 − 100 − 94 = 56 left for 40 jobs: one each.
         ledger.record(100, essential: 80, at: monthStart + 15 * day)
         #expect(ledger.pressure(at: monthStart + 15 * day).jobAllowance == 1)
         let quiet = BudgetLedger(sink: "phone", limit: 250, store: MemoryStateStore())
-        // Four jobs in half a month: eight for the month, 229 to share.
+        // Four jobs in half a month: four to come, a reserve of ⌈8 × 1.15⌉ + 2 = 12, 228 to share.
         quiet.record(10, essential: 8, at: monthStart + 15 * day)
-        #expect(quiet.pressure(at: monthStart + 15 * day).jobAllowance == 29)
+        #expect(quiet.pressure(at: monthStart + 15 * day).jobAllowance == 57)
+    }
+
+    @Test("what the month's first jobs left unspent goes to the jobs still to come")
+    func unspentShare() {
+        // The same 20 jobs by mid-month; one month's jobs used 45 updates, the other's 100.
+        let thrifty = BudgetLedger(sink: "phone", limit: 250, store: MemoryStateStore())
+        let spendthrift = BudgetLedger(sink: "phone", limit: 250, store: MemoryStateStore())
+        thrifty.record(45, essential: 40, at: monthStart + 15 * day)
+        spendthrift.record(100, essential: 40, at: monthStart + 15 * day)
+        // A reserve of 40 × 1.15 + 2 = 48 for the 20 jobs to come: 157 / 20 and 102 / 20 each.
+        #expect(thrifty.pressure(at: monthStart + 15 * day).jobAllowance == 8)
+        #expect(spendthrift.pressure(at: monthStart + 15 * day).jobAllowance == 5)
+    }
+
+    @Test("a busy first day is read as the month's pace: its jobs get the share that pace leaves, not a quiet month's")
+    func busyFirstDay() {
+        let ledger = BudgetLedger(sink: "phone", limit: 250, store: MemoryStateStore())
+        // Three jobs on the first day: 87 in the rest of the month at that pace. The reserve still
+        // reads at least three days elapsed (60 starts and ends a month, 69 kept), so 173 are left
+        // for 87 jobs: two each. Read over three days, the same jobs would be a month of 30 and get
+        // six each, spent before the month showed how many were coming.
+        ledger.record(8, essential: 6, at: monthStart + day)
+        let pressure = ledger.pressure(at: monthStart + day)
+        #expect(!pressure.exhausted)
+        #expect(pressure.jobAllowance == 2)
+        // In the month's first minutes one job's count says nothing of the month: one correction.
+        let early = BudgetLedger(sink: "phone", limit: 250, store: MemoryStateStore())
+        early.record(2, essential: 2, at: monthStart + 60)
+        #expect(early.pressure(at: monthStart + 60).jobAllowance == 1)
     }
 
     @Test("only the reserve for the month's remaining starts and ends left: nothing else goes out")

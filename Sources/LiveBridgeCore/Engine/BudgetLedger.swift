@@ -9,9 +9,9 @@ import Synchronization
 /// budget, ε and the ETA tolerance are widened to hold the bar within 0.05
 /// (`EconomySettings.budgetWidening`, like every constant here); as
 /// the projection nears the budget card-text changes within a phase wait for a push that happens
-/// anyway. Each job may use its share of what the month's
-/// starts and ends leave (`jobAllowance`), so a busy first week does not leave the last weeks'
-/// jobs with nothing but a start and an end; once only the reserve is left, nothing but starts,
+/// anyway. Each job may use its share of what is left beyond the
+/// reserve, split over the jobs still to come (`jobAllowance`), so a busy first week does not leave
+/// the last weeks' jobs with nothing but a start and an end; once only the reserve is left, nothing but starts,
 /// ends, pauses and resumes goes out (the reserve is kept for all of them).
 public final class BudgetLedger: Sendable {
     private struct State {
@@ -121,11 +121,13 @@ public final class BudgetLedger: Sendable {
             (monthEssential * (1 - fraction) * settings.budgetReserveMargin).rounded(.up) + settings.budgetReserveSpare
         if Double(limit - used) <= reserve { return spent }
         let projection = Double(used) / elapsed / (settings.budgetProjectionShare * Double(limit))
-        // Each job's share of what the month's starts and ends leave (two of those per job).
-        let jobs = max(1, monthEssential / 2)
-        let discretionary =
-            Double(limit) - (monthEssential * settings.budgetReserveMargin + settings.budgetReserveSpare)
-        let allowance = max(1, Int((discretionary / jobs).rounded()))
+        // Each job's share of what is left once the reserve is kept, among the jobs the rest of the
+        // month will bring (two starts and ends per job) at the pace of the month's real elapsed
+        // time: the floor above would make a busy first day look like a quiet month and let its
+        // jobs spend what the later weeks' jobs need, while a count it overstates costs the first
+        // jobs no more than their corrections beyond the first (the share is at least one).
+        let jobsToCome = max(1, Double(essential) / 2 / max(fraction, .ulpOfOne) * (1 - fraction))
+        let allowance = max(1, Int(((Double(limit - used) - reserve) / jobsToCome).rounded()))
         return BudgetPressure(
             widening: settings.budgetWidening, exhausted: false, jobAllowance: allowance, projection: projection)
     }
