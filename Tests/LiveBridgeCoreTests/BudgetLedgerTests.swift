@@ -143,7 +143,7 @@ struct FrozenGlideTests {
     }
 
     @Test(
-        "a fixed finish (an appliance's own) is aimed late too, by half as much: one glide holds a washer's slow wash and fast spin within the budget's tolerance, and lags a program ending on time by at most half of it",
+        "a fixed finish (an appliance's own) is aimed late too, by half as much, whenever a budget rations the job: one glide holds a washer's slow wash and fast spin within the budget's tolerance, and lags a program ending on time by at most half of it",
         arguments: [480.0, 1800.0, 7200.0])
     func fixedFinishAimedLate(window: Double) {
         let settings = EconomySettings()
@@ -169,6 +169,10 @@ struct FrozenGlideTests {
         let free = policy.endDate(forFinish: finish, progress: 0, fixed: true, frozen: false, at: now)
         #expect(free == finish + settings.fixedFinishPad)
         #expect(frozen > free)
+        // A job rationed by its share of the month may not afford the correction either: the same aim.
+        let rationed = policy.endDate(
+            forFinish: finish, progress: 0, fixed: true, frozen: false, rationed: true, at: now)
+        #expect(rationed == frozen)
         // Aimed at the finish, the glide is past the tolerance at the end of the rinse…
         #expect(worst(free) > tolerance)
         // …aimed late, within it all program long.

@@ -609,12 +609,13 @@ public struct EconomyPolicy: Sendable {
 
     /// The `end_date` pushed for a finish estimate: padded slightly (see `finishPad`; the pad's
     /// error bound reads the budget's widened ε when the job is `rationed`) unless the finish is a
-    /// fixed timestamp (`fixedFinishPad`); aimed late when no re-anchor can be afforded.
+    /// fixed timestamp (`fixedFinishPad`); aimed late when no re-anchor can be afforded, and a
+    /// fixed finish whenever a budget rations the job.
     public func endDate(
         forFinish finish: Double, progress: Double, fixed: Bool, frozen: Bool, rationed: Bool = false, at now: Double
     ) -> Double {
         let window = max(0, finish - now)
-        if frozen {
+        if frozen || (fixed && rationed) {
             // No re-anchor can be afforded before the month resets: aim late enough that a job
             // running a little behind its finish still ends before the bar would fall back, but
             // no later than keeps a job that ends on time within the budget's tolerance (0.05) at
@@ -622,7 +623,9 @@ public struct EconomyPolicy: Sendable {
             // much (`frozenFixedFinishShare`): an appliance's own end slips less than an estimate
             // but does (a washer adding a rinse), and its program runs at its own pace from phase
             // to phase, where one glide aimed at the finish itself strayed past 0.05 (a washer's
-            // slow wash ahead of its fast spin).
+            // slow wash ahead of its fast spin). A fixed finish is aimed so whenever a budget
+            // rations the job: the correction its share may afford is kept for a program that
+            // slips, not spent on the program's own shape.
             let tolerance =
                 settings.maxDisplayError * settings.budgetWidening * (fixed ? settings.frozenFixedFinishShare : 1)
             let lagging = tolerance * window / max(0.01, 1 - progress - tolerance)

@@ -123,8 +123,8 @@ public struct EconomySettings: Sendable, Hashable {
     /// the budget's tolerance at its finish.
     public var frozenFinishPad: Double = 0.15
     /// …a fixed finish (an appliance's own) by no more than lags this share of that tolerance at
-    /// the finish: the source's own end slips less than an estimate, and a glide aimed late lags
-    /// an appliance that ends on time.
+    /// the finish, and so whenever a budget rations the job: the source's own end slips less than
+    /// an estimate, and a glide aimed late lags an appliance that ends on time.
     public var frozenFixedFinishShare: Double = 0.5
     /// Glide only when the finish is at least this far ahead; shorter tails stand still.
     public var liveMinimumWindow: Double = 20
