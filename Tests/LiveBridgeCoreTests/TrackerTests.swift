@@ -596,6 +596,55 @@ struct TrackerTests {
         #expect(beat.map(\.reason) == [.heartbeat], "\(beat.map(\.reason))")
     }
 
+    @Test(
+        "under a monthly budget a new card text waits while it would leave the job's share no correction, or while the month runs hot, and rides along with the next push"
+    )
+    func cardTextKeepsCorrection() throws {
+        // (the job's share, the month's projection, whether the text waits)
+        let cases: [(allowance: Int, projection: Double, waits: Bool)] = [
+            (1, 0, true), (2, 0, false), (3, settings.labelDeferralWidening, true),
+        ]
+        for (allowance, projection, waits) in cases {
+            var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
+            var job = Trajectory()
+            let share = BudgetPressure(
+                widening: 0.05 / 0.03, exhausted: false, jobAllowance: allowance, projection: projection)
+            let seed = Self.seedUnderBudget(&tracker, &job, remaining: 100, budget: share)
+            #expect(seed.map(\.reason) == [.start], "\(seed.map(\.reason))")
+            // On the pace its seed glides at, then the text changes ("Verifying").
+            job.progress = 0.1
+            var frames: [ActivityFrame] = []
+            for _ in 0..<5 {
+                job.time += 2
+                job.progress += 0.02
+                frames += tracker.handle(
+                    job.update(.active, state: "Verifying", remaining: (1 - job.progress) * 100), at: job.time,
+                    budget: share)
+            }
+            if waits {
+                #expect(frames.isEmpty, "share \(allowance), projection \(projection): \(frames.map(\.reason))")
+            } else {
+                #expect(frames.map(\.reason) == [.structural], "\(frames.map(\.reason))")
+                #expect(frames.first?.content["state"]?.stringValue == "Verifying")
+                continue
+            }
+            // The server slows to a third: the correction carries the text that waited.
+            var correction: ActivityFrame?
+            for _ in 0..<60 where correction == nil {
+                job.time += 2
+                job.progress = min(0.9, job.progress + 0.02 / 3)
+                correction =
+                    tracker.handle(
+                        job.update(.active, state: "Verifying", remaining: 3 * (1 - job.progress) * 100), at: job.time,
+                        budget: share
+                    ).first
+            }
+            let pushed = try #require(correction)
+            #expect(pushed.reason == .displayError, "\(pushed.reason)")
+            #expect(pushed.content["state"]?.stringValue == "Verifying")
+        }
+    }
+
     @Test("an absolute finish time is used as end_date, `fixedFinishPad` late")
     func absoluteFinish() throws {
         var tracker = ActivityTracker(slug: "timer", model: .interpolating, settings: settings)

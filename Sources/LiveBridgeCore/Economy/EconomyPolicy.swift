@@ -34,7 +34,8 @@ public struct BudgetPressure: Sendable, Hashable {
 ///
 /// The rules, in order (`decide`):
 /// 1. A resync, the job's first glide, a phase change or a new card text push (the last two wait
-///    under budget pressure).
+///    under budget pressure; a card text also while the job's share must keep a correction, and
+///    the next push carries it).
 /// 2. A heartbeat before the service's `stale_ttl`.
 /// 3. The bar is off by more than ε from the progress *at the time it was true*, or is off by
 ///    half of ε and will be off by ε within `errorLookaheadGaps` of its usual gaps at the measured pace,
@@ -946,10 +947,12 @@ public struct EconomyPolicy: Sendable {
         // A job that used its share of the month (`jobAllowance`) gets no more card texts or
         // corrections; a pause, a resume and a heartbeat still go out.
         let spent = budget.exhausted || budget.jobAllowance.map { memory.discretionary >= $0 } ?? false
-        if s.cardChanged {
-            // A new card text within the same phase (a washer going from "Washing" to "Rinsing"):
-            // under budget pressure it waits for a push that happens anyway.
-            if spent || budget.projection >= settings.labelDeferralWidening { return nil }
+        // A new card text within the same phase (a washer going from "Washing" to "Rinsing"):
+        // under budget pressure, or when it would leave the job's share fewer than
+        // `labelKeptCorrections` corrections, it waits for a push that happens anyway — a
+        // correction of the bar below carries it.
+        let keeps = budget.jobAllowance.map { memory.discretionary + 1 + settings.labelKeptCorrections <= $0 } ?? true
+        if s.cardChanged, !spent, keeps, budget.projection < settings.labelDeferralWidening {
             return counted(Decision(reason: .structural, firstGlide: false), memory: &memory)
         }
         if budget.exhausted { return nil }

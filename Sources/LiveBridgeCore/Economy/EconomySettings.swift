@@ -74,6 +74,12 @@ public struct EconomySettings: Sendable, Hashable {
     /// With a monthly budget, card-text changes within a phase wait for the next push once the
     /// month's projected use reaches this many times `budgetProjectionShare` of the budget.
     public var labelDeferralWidening: Double = 1.5
+    /// With a monthly budget, a card-text change within a phase spends the job's share
+    /// (`BudgetPressure.jobAllowance`) only while this many of its updates are left for the bar
+    /// after it: one correction holds a bar within the budget's tolerance for hours, and the new
+    /// text rides along with the next push (a print's "Homing toolhead" ate the one correction its
+    /// share allowed, and the printer's estimate ran 6.5 % long to the end).
+    public var labelKeptCorrections: Int = 1
     /// ε's widening whenever a budget is set, however much of it is left: a month on a budget
     /// holds its jobs within 0.05 (against ε 0.03), so a correction the bar would need only for
     /// the tighter ε is not spent early in the month and missed at its end. A month running hot
