@@ -645,6 +645,27 @@ struct TrackerTests {
         }
     }
 
+    @Test("under a monthly budget a job with neither bar nor countdown keeps no correction: its new card text goes out")
+    func cardTextWithoutBar() throws {
+        var tracker = ActivityTracker(slug: "plug", model: .interpolating, settings: settings)
+        let share = BudgetPressure(widening: 0.05 / 0.03, exhausted: false, jobAllowance: 1)
+        let start = 1_781_517_600.0
+        func plug(_ state: String) -> ActivityUpdate {
+            ActivityUpdate(
+                slug: "plug", name: "Washer", phase: .active, content: GenericContent(state: state, icon: "bolt"),
+                progress: nil, eta: nil, observedAt: start)
+        }
+        var frames = tracker.handle(plug("Running"), at: start, budget: share)
+        if frames.isEmpty, let due = tracker.nextDeadline { frames = tracker.tick(at: due, budget: share) }
+        #expect(frames.map(\.kind) == [.seed], "\(frames.map(\.kind))")
+        let now = start + 120
+        var text = plug("Soaking")
+        text.observedAt = now
+        let soaking = tracker.handle(text, at: now, budget: share)
+        #expect(soaking.map(\.reason) == [.structural], "\(soaking.map(\.reason))")
+        #expect(soaking.first?.content["state"]?.stringValue == "Soaking")
+    }
+
     @Test("an absolute finish time is used as end_date, `fixedFinishPad` late")
     func absoluteFinish() throws {
         var tracker = ActivityTracker(slug: "timer", model: .interpolating, settings: settings)

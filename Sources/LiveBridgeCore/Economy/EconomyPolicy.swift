@@ -948,10 +948,13 @@ public struct EconomyPolicy: Sendable {
         // corrections; a pause, a resume and a heartbeat still go out.
         let spent = budget.exhausted || budget.jobAllowance.map { memory.discretionary >= $0 } ?? false
         // A new card text within the same phase (a washer going from "Washing" to "Rinsing"):
-        // under budget pressure, or when it would leave the job's share fewer than
-        // `labelKeptCorrections` corrections, it waits for a push that happens anyway — a
-        // correction of the bar below carries it.
-        let keeps = budget.jobAllowance.map { memory.discretionary + 1 + settings.labelKeptCorrections <= $0 } ?? true
+        // under budget pressure, or when it would leave a job with a bar or a countdown fewer
+        // than `labelKeptCorrections` corrections in its share, it waits for a push that happens
+        // anyway — a correction of the bar below carries it.
+        let correctable = s.truth.progress != nil || s.truth.finish != nil
+        let keeps =
+            !correctable
+            || budget.jobAllowance.map { memory.discretionary + 1 + settings.labelKeptCorrections <= $0 } ?? true
         if s.cardChanged, !spent, keeps, budget.projection < settings.labelDeferralWidening {
             return counted(Decision(reason: .structural, firstGlide: false), memory: &memory)
         }
