@@ -645,6 +645,33 @@ struct TrackerTests {
         }
     }
 
+    @Test("a card text that waited under a monthly budget goes out with the re-anchor before `end_date`")
+    func waitingTextRidesDeadline() throws {
+        var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
+        var job = Trajectory()
+        let share = BudgetPressure(widening: 0.05 / 0.03, exhausted: false, jobAllowance: 1)
+        _ = Self.seedUnderBudget(&tracker, &job, remaining: 100, budget: share)
+        // A little slower than the glide (within the budget's tolerance), the text changing early.
+        let rate = 0.0097
+        job.progress = rate * (job.time - job.start)
+        var frames: [ActivityFrame] = []
+        while frames.isEmpty, job.time < job.start + 130 {
+            let next = job.time + 2
+            if let due = tracker.nextDeadline, due <= next {
+                job.time = due
+                frames = tracker.tick(at: due, budget: share)
+                continue
+            }
+            job.time = next
+            job.progress = min(1, rate * (job.time - job.start))
+            frames = tracker.handle(
+                job.update(.active, state: "Verifying", remaining: (1 - job.progress) / rate), at: job.time,
+                budget: share)
+        }
+        #expect(frames.map(\.reason) == [.deadline], "\(frames.map(\.reason)) at \(job.time - job.start)")
+        #expect(frames.first?.content["state"]?.stringValue == "Verifying")
+    }
+
     @Test("under a monthly budget a job with neither bar nor countdown keeps no correction: its new card text goes out")
     func cardTextWithoutBar() throws {
         var tracker = ActivityTracker(slug: "plug", model: .interpolating, settings: settings)

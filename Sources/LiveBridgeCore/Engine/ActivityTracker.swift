@@ -44,6 +44,9 @@ public struct ActivityTracker: Sendable {
     private var lastReleaseAt: Double?
     /// The latest observation's volatile details (without the template).
     private var latestDetails: JSONValue = .object([:])
+    /// The card's text and phase as the latest observation has them (a text may wait for a push
+    /// that happens anyway: see `EconomySettings.labelKeptCorrections`).
+    private var latestStable: (content: JSONValue, phase: String)?
     private var lastStable: JSONValue = .object([:])
     private var lastPhaseKind = "none"
     private var lastDetailsAt: Double?
@@ -137,6 +140,7 @@ public struct ActivityTracker: Sendable {
         var details = Self.stableContent(update.details)
         details["template"] = nil
         latestDetails = details
+        latestStable = (stable, phaseKind)
 
         switch update.phase {
         case .ended(let outcome):
@@ -551,9 +555,16 @@ public struct ActivityTracker: Sendable {
         return emitFrame(desired: desired, paused: isPaused, reason: reason, at: now)
     }
 
-    /// A re-anchor from the latest truth with unchanged text (deadline, heartbeat).
+    /// A re-anchor from the latest truth (deadline, heartbeat): the card as last pushed, or with
+    /// a text of the same phase that waited for a push (it goes out with this one).
     private mutating func repush(reason: PushReason, at now: Double) -> ActivityFrame {
-        // The card as last pushed, with the volatile details as the latest observation has them.
+        if let latest = latestStable, latest.phase == lastPhaseKind, latest.content != lastStable,
+            latest.content.objectValue?.isEmpty == false
+        {
+            policy.cardChanged(memory: &memory, truth: truth, samePhase: true, at: now)
+            lastStable = latest.content
+        }
+        // The card, with the volatile details as the latest observation has them.
         var desired = lastStable.objectValue?.isEmpty == false ? lastStable : stored
         for field in Self.anchorFields { desired[field] = nil }
         for (key, value) in latestDetails.objectValue ?? [:] { desired[key] = value }
