@@ -146,7 +146,7 @@ extension BenchCommand {
             "absurdFinishFactor": \.absurdFinishFactor, "startWait": \.startWait,
             "estimateWait": \.estimateWait,
             "finishPadErrorShare": \.finishPadErrorShare, "frozenFinishPad": \.frozenFinishPad,
-            "frozenFixedFinishShare": \.frozenFixedFinishShare,
+            "frozenFinishShare": \.frozenFinishShare,
             "errorLookaheadGaps": \.errorLookaheadGaps, "lookaheadStaircaseSpan": \.lookaheadStaircaseSpan,
             "driftAnchorShare": \.driftAnchorShare, "readingLookaheadGaps": \.readingLookaheadGaps,
             "steadyFinishSteps": \.steadyFinishSteps, "etaMoveMinimum": \.etaMoveMinimum,

@@ -618,17 +618,19 @@ public struct EconomyPolicy: Sendable {
         let window = max(0, finish - now)
         if frozen || (fixed && rationed) {
             // No re-anchor can be afforded before the month resets: aim late enough that a job
-            // running a little behind its finish still ends before the bar would fall back, but
-            // no later than keeps a job that ends on time within the budget's tolerance (0.05) at
-            // its finish, where a glide aimed late lags the most. A fixed finish too, by half as
-            // much (`frozenFixedFinishShare`): an appliance's own end slips less than an estimate
-            // but does (a washer adding a rinse), and its program runs at its own pace from phase
-            // to phase, where one glide aimed at the finish itself strayed past 0.05 (a washer's
-            // slow wash ahead of its fast spin). A fixed finish is aimed so whenever a budget
-            // rations the job: the correction its share may afford is kept for a program that
-            // slips, not spent on the program's own shape.
-            let tolerance =
-                settings.maxDisplayError * settings.budgetWidening * (fixed ? settings.frozenFixedFinishShare : 1)
+            // running a little behind its finish still ends before the bar would fall back (one
+            // running far behind gets its one re-anchor, `essentialDeadlines`), but no later than
+            // keeps a job that ends on time within `frozenFinishShare` (half) of the budget's
+            // tolerance (0.05) at its finish, where a glide aimed late lags the most: the other
+            // half is the estimate's own error (a download ending a little ahead of its estimate;
+            // a printer's 6.5 % long lagged 0.094 at its end behind a glide aimed at the whole
+            // tolerance, 0.071 at half). A fixed finish too: an appliance's own end slips
+            // (a washer adding a rinse), and its program runs at its own pace from phase to phase,
+            // where one glide aimed at the finish itself strayed past 0.05 (a washer's slow wash
+            // ahead of its fast spin). A fixed finish is aimed so whenever a budget rations the
+            // job: the correction its share may afford is kept for a program that slips, not
+            // spent on the program's own shape.
+            let tolerance = settings.maxDisplayError * settings.budgetWidening * settings.frozenFinishShare
             let lagging = tolerance * window / max(0.01, 1 - progress - tolerance)
             let pad = min(settings.frozenFinishPad * window, max(0, lagging))
             return (finish + (fixed ? max(settings.fixedFinishPad, pad) : pad)).rounded()

@@ -126,12 +126,12 @@ public struct EconomySettings: Sendable, Hashable {
     /// When a monthly budget leaves room for nothing but starts and ends, a glide is aimed this
     /// share of the time left late (a job running behind its estimate still ends before its bar
     /// falls back to the pushed progress), and never later than keeps a job ending on time within
-    /// the budget's tolerance at its finish.
+    /// `frozenFinishShare` of the budget's tolerance at its finish.
     public var frozenFinishPad: Double = 0.15
-    /// …a fixed finish (an appliance's own) by no more than lags this share of that tolerance at
-    /// the finish, and so whenever a budget rations the job: the source's own end slips less than
-    /// an estimate, and a glide aimed late lags an appliance that ends on time.
-    public var frozenFixedFinishShare: Double = 0.5
+    /// …that share: a glide aimed late lags a job that ends on time, and the rest of the
+    /// tolerance is for the estimate's own error (a job ending a little ahead of it). A
+    /// fixed finish (an appliance's own) is aimed the same way whenever a budget rations the job.
+    public var frozenFinishShare: Double = 0.5
     /// Glide only when the finish is at least this far ahead; shorter tails stand still.
     public var liveMinimumWindow: Double = 20
     /// …less for a short job: this share of the job so far (at least `liveWindowLeads`
