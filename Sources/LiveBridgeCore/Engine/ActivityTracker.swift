@@ -544,6 +544,13 @@ public struct ActivityTracker: Sendable {
             }
         }
         if refreshDetails { lastDetailsAt = now }
+        adoptCard(stable, phaseKind: phaseKind, at: now)
+        let isPaused = phaseKind == "paused"
+        return emitFrame(desired: desired, paused: isPaused, reason: reason, at: now)
+    }
+
+    /// The card text and phase the frame being made shows; the economy learns of a change.
+    private mutating func adoptCard(_ stable: JSONValue, phaseKind: String, at now: Double) {
         if stable != lastStable || phaseKind != lastPhaseKind {
             policy.cardChanged(
                 memory: &memory, truth: truth, samePhase: lastPhaseKind != "none" && phaseKind == lastPhaseKind,
@@ -551,18 +558,13 @@ public struct ActivityTracker: Sendable {
         }
         lastStable = stable
         lastPhaseKind = phaseKind
-        let isPaused = phaseKind == "paused"
-        return emitFrame(desired: desired, paused: isPaused, reason: reason, at: now)
     }
 
     /// A re-anchor from the latest truth (deadline, heartbeat): the card as last pushed, or with
     /// a text of the same phase that waited for a push (it goes out with this one).
     private mutating func repush(reason: PushReason, at now: Double) -> ActivityFrame {
-        if let latest = latestStable, latest.phase == lastPhaseKind, latest.content != lastStable,
-            latest.content.objectValue?.isEmpty == false
-        {
-            policy.cardChanged(memory: &memory, truth: truth, samePhase: true, at: now)
-            lastStable = latest.content
+        if let latest = latestStable, latest.phase == lastPhaseKind, latest.content.objectValue?.isEmpty == false {
+            adoptCard(latest.content, phaseKind: latest.phase, at: now)
         }
         // The card, with the volatile details as the latest observation has them.
         var desired = lastStable.objectValue?.isEmpty == false ? lastStable : stored

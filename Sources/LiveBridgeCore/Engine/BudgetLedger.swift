@@ -9,7 +9,8 @@ import Synchronization
 /// budget, ε and the ETA tolerance are widened to hold the bar within 0.05
 /// (`EconomySettings.budgetWidening`, like every constant here); as
 /// the projection nears the budget card-text changes within a phase wait for a push that happens
-/// anyway. Each job may use its share of what is left beyond the
+/// anyway (as they do while they would leave a job's share no correction,
+/// `EconomySettings.labelKeptCorrections`). Each job may use its share of what is left beyond the
 /// reserve, split over the jobs still to come (`jobAllowance`), so a busy first week does not leave
 /// the last weeks' jobs with nothing but a start and an end; once only the reserve is left, nothing but starts,
 /// ends, pauses and resumes goes out (the reserve is kept for all of them).
