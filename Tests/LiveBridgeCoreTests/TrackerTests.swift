@@ -112,6 +112,56 @@ struct TrackerTests {
         #expect(tracker.memory.lastETAMoveLater == true)
     }
 
+    @Test("a frame the coalescing window held anchors the tracker's bar when it leaves, as the phone's does")
+    func heldFrameAnchorsWhenItLeaves() throws {
+        var tracker = ActivityTracker(slug: "job", name: "Job", model: .interpolating, settings: settings)
+        var job = Trajectory(interval: 1)
+        job.progress = 0.1
+        let seed = tracker.handle(job.update(.active, state: "Downloading", remaining: 60), at: job.time)
+        #expect(seed.count == 1, "the seed leaves at once")
+        // A new card text half a second later waits for the window after the seed.
+        job.time += 0.5
+        job.progress = 0.11
+        #expect(tracker.handle(job.update(.active, state: "Verifying", remaining: 59), at: job.time).isEmpty)
+        let decided = try #require(tracker.anchor)
+        #expect(decided.time == job.time)
+        let due = try #require(tracker.nextDeadline)
+        #expect(due > job.time && due - job.time < 1, "it leaves within the window: too soon to be re-planned")
+        let released = tracker.tick(at: due)
+        let frame = try #require(released.first)
+        #expect(released.count == 1 && frame.patch["state"]?.stringValue == "Verifying")
+        // The phone starts the glide the frame carries when the frame arrives, not when it was
+        // decided: a model half a second ahead of it judged a one-minute download's bar 0.016
+        // further along than the phone showed it, and corrected it for that.
+        let anchor = try #require(tracker.anchor)
+        #expect(anchor.time == due)
+        #expect(anchor.progress == frame.content["progress"]?.doubleValue)
+        #expect(anchor.endDate == frame.content["end_date"]?.doubleValue)
+        #expect(tracker.lastPushAt == due)
+    }
+
+    @Test("the simulation measures the bar the frames put on the phone, from when each leaves")
+    func simulationMeasuresFrames() throws {
+        var job = Trajectory(interval: 0.5)
+        job.progress = 0.012_345_6
+        job.run(rate: 1.0 / 90, for: 20)
+        job.run(rate: 1.0 / 90, for: 20, state: "Verifying")
+        job.runToEnd(rate: 1.0 / 90)
+        job.end()
+        let result = EconomySimulation(model: .interpolating, settings: settings).run(job.updates)
+        let anchors = try #require(result.anchors["job"])
+        let shown = result.pushes.filter { $0.frame.content["progress"] != nil }
+        #expect(anchors.count == shown.count && shown.count >= 3)
+        for (push, anchor) in zip(shown, anchors) {
+            let content = push.frame.content
+            let live = push.frame.kind != .end && content["live_progress"]?.boolValue == true
+            #expect(anchor.time == push.time)
+            #expect(anchor.progress == content["progress"]?.doubleValue, "the pushed (rounded) progress")
+            #expect(anchor.live == live)
+            #expect(anchor.endDate == (live ? content["end_date"]?.doubleValue : nil))
+        }
+    }
+
     @Test("every frame carries the source that reported the job, across a restart of the tracker")
     func framesCarrySource() throws {
         var tracker = ActivityTracker(slug: "job", name: "Job", model: .interpolating, settings: settings)

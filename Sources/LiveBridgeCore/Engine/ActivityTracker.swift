@@ -328,7 +328,19 @@ public struct ActivityTracker: Sendable {
         held = nil
         heldUntil = nil
         lastReleaseAt = now
-        var copy = refreshed(frame, at: now) ?? frame
+        var copy: ActivityFrame
+        if let fresh = refreshed(frame, at: now) {
+            copy = fresh
+        } else {
+            copy = frame
+            // The phone anchors the glide when the frame arrives, not when it was decided.
+            if frame.sequence == sequence, frame.time < now, var shown = anchor, shown.time == frame.time {
+                shown.time = now
+                if let endDate = shown.endDate, endDate <= now { shown.live = false }
+                anchor = shown
+                lastPushAt = now
+            }
+        }
         copy.time = now
         // The volatile details as the latest observation has them: a number on the card is true
         // when its push goes out.
