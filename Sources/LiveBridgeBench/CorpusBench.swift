@@ -77,12 +77,7 @@ struct EconomyInvariants: Sendable, Hashable {
         for push in pushes {
             let frame = push.frame
             defer {
-                if let progress = frame.content["progress"]?.doubleValue, frame.kind != .end {
-                    let live = frame.content["live_progress"]?.boolValue == true
-                    shown = DisplayAnchor(
-                        progress: progress, time: push.time,
-                        endDate: live ? frame.content["end_date"]?.doubleValue : nil, live: live)
-                }
+                if frame.kind != .end, let anchor = frame.displayAnchor(at: push.time) { shown = anchor }
             }
             if let previousTime, push.time - previousTime < settings.coalesceWindow - 1e-9 {
                 result.coalescing += 1

@@ -35,3 +35,15 @@ public struct DisplayAnchor: Sendable, Hashable, Codable {
         return endDate > time && t < endDate
     }
 }
+
+extension ActivityFrame {
+    /// The anchor this frame puts on the phone when it leaves at `time`: its pushed progress, and
+    /// its `end_date` when it carries `live_progress` (an end glides no more); nil without a
+    /// progress (the phone keeps what it showed).
+    public func displayAnchor(at time: Double) -> DisplayAnchor? {
+        guard let progress = content["progress"]?.doubleValue else { return nil }
+        let live = kind != .end && content["live_progress"]?.boolValue == true
+        let endDate = live ? content["end_date"]?.doubleValue : nil
+        return DisplayAnchor(progress: progress, time: time, endDate: endDate, live: live && endDate != nil)
+    }
+}

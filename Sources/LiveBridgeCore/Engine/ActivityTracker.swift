@@ -334,12 +334,7 @@ public struct ActivityTracker: Sendable {
         } else {
             copy = frame
             // The phone anchors the glide when the frame arrives, not when it was decided.
-            if frame.sequence == sequence, frame.time < now, var shown = anchor, shown.time == frame.time {
-                shown.time = now
-                if let endDate = shown.endDate, endDate <= now { shown.live = false }
-                anchor = shown
-                lastPushAt = now
-            }
+            if frame.sequence == sequence, frame.time < now, anchor?.time == frame.time { anchorApplied(at: now) }
         }
         copy.time = now
         // The volatile details as the latest observation has them: a number on the card is true
@@ -360,11 +355,18 @@ public struct ActivityTracker: Sendable {
     /// anchored then, so the model follows.
     public mutating func acknowledge(_ frame: ActivityFrame, appliedAt: Double) {
         deliveredSequence = max(deliveredSequence, frame.sequence)
-        guard frame.sequence == sequence, var anchor, appliedAt > anchor.time + 1 else { return }
-        anchor.time = appliedAt
-        if let endDate = anchor.endDate, endDate <= appliedAt { anchor.live = false }
-        self.anchor = anchor
-        lastPushAt = max(lastPushAt ?? appliedAt, appliedAt)
+        guard frame.sequence == sequence, let anchor, appliedAt > anchor.time + 1 else { return }
+        anchorApplied(at: appliedAt)
+    }
+
+    /// The latest frame reached the phone at `time`, later than it was decided: the glide it
+    /// carries starts then (and has ended if its `end_date` has passed).
+    private mutating func anchorApplied(at time: Double) {
+        guard var shown = anchor else { return }
+        shown.time = time
+        if let endDate = shown.endDate, endDate <= time { shown.live = false }
+        anchor = shown
+        lastPushAt = max(lastPushAt ?? time, time)
     }
 
     /// The service refused a frame for good: our model of its content is no longer reliable, so

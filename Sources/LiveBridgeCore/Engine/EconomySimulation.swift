@@ -83,11 +83,7 @@ public struct EconomySimulation: Sendable {
             // What the phone shows is what the frames say, from when they leave: the tracker's own
             // model of it is what is being measured, not the measure.
             for frame in frames {
-                guard let progress = frame.content["progress"]?.doubleValue else { continue }
-                let live = frame.kind != .end && frame.content["live_progress"]?.boolValue == true
-                let endDate = live ? frame.content["end_date"]?.doubleValue : nil
-                anchors[slug, default: []].append(
-                    DisplayAnchor(progress: progress, time: time, endDate: endDate, live: live && endDate != nil))
+                if let anchor = frame.displayAnchor(at: time) { anchors[slug, default: []].append(anchor) }
             }
         }
 
