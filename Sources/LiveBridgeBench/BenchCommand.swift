@@ -154,7 +154,7 @@ extension BenchCommand {
             "staircaseMinimumGap": \.staircaseMinimumGap, "stepWaitObservations": \.stepWaitObservations,
             "flatCountReadings": \.flatCountReadings,
             "paceChangeGaps": \.paceChangeGaps, "paceChangeLongGaps": \.paceChangeLongGaps,
-            "paceSmoothing": \.paceSmoothing, "paceMinimumGaps": \.paceMinimumGaps,
+            "paceSmoothing": \.paceSmoothing, "paceMinimumGaps": \.paceMinimumGaps, "gapCountJitter": \.gapCountJitter,
             "pacePrecisionSteps": \.pacePrecisionSteps, "scoreSpacingShare": \.scoreSpacingShare,
             "scoreSmoothing": \.scoreSmoothing, "lookaheadErrorShare": \.lookaheadErrorShare,
             "correctionGainShare": \.correctionGainShare, "glideToleranceFloorShare": \.glideToleranceFloorShare,

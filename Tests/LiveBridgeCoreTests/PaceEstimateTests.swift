@@ -52,6 +52,22 @@ struct PaceEstimateTests {
         #expect(short.rate(at: 11.5, settings) == nil)
     }
 
+    @Test("three advances a sensor's half minute apart are three of its gaps, whatever its timestamps' milliseconds")
+    func gapCountJitter() throws {
+        // Reported 30.02, 30.00 and 29.98 s apart: 90.00 s in all, against a smoothed gap a few
+        // ms above 30 s.
+        let pace = Self.pace(gaps: [30.02, 30.0, 29.98])
+        let gap = try #require(pace.gap)
+        #expect(pace.span < 3 * gap, "the span falls short of three smoothed gaps by milliseconds")
+        var exact = EconomySettings()
+        exact.gapCountJitter = 0
+        #expect(pace.rate(at: pace.span, exact) == nil, "read to the millisecond, the pace would wait a reading")
+        let rate = try #require(pace.rate(at: pace.span, EconomySettings()))
+        #expect(abs(rate - 0.03 / 90) < 1e-12)
+        // Two gaps are not three, however the milliseconds fall.
+        #expect(Self.pace(gaps: [30.02, 30.0]).rate(at: 60.02, EconomySettings()) == nil)
+    }
+
     @Test("the window a pace over uneven advances needs grows with their unevenness, up to the longest window")
     func unevenWindow() {
         // A looser noise than the default, so the window stays below its cap here.

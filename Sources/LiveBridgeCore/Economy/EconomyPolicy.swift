@@ -784,7 +784,10 @@ public struct EconomyPolicy: Sendable {
         // stretch has shown a few of its own steps.
         let stretch = now - (memory.cardChangedAt ?? -.infinity)
         guard settings.driftAnchorShare > 0, endDate > now, let observed = truth.progress,
-            stretch >= max(settings.paceWindowMinimum, settings.leanStretchGaps * (memory.pace.gap ?? 0)),
+            stretch
+                >= max(
+                    settings.paceWindowMinimum,
+                    (settings.leanStretchGaps - settings.gapCountJitter) * (memory.pace.gap ?? 0)),
             !stalled(memory, at: truth.time), let last = memory.pace.corners.last,
             // The speed the job moved at, as of its last advance: a step that is merely late
             // (read as "the pace if it came now") would lean the bar below a count about to move

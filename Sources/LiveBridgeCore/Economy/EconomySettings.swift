@@ -288,6 +288,12 @@ public struct EconomySettings: Sendable, Hashable {
     public var paceMinimumSpan: Double = 2
     /// See `paceMinimumSpan`: a few of the source's own steps, however fine or coarse they are.
     public var paceMinimumGaps: Double = 3
+    /// A span counts as a number of the source's usual gaps when it falls short of that many
+    /// by no more than this share of one gap (`paceMinimumGaps`, `leanStretchGaps`): the usual gap
+    /// is smoothed and the span measured, so a sensor read every 30 s spans its three gaps in
+    /// 90.000 s against a smoothed gap of 30.005 s (Home Assistant's timestamps a few ms apart),
+    /// and a washer's first correction waited a reading for its pace and its lean.
+    public var gapCountJitter: Double = 0.03
     /// A pace just after a stall is read from this many advances since the job moved again (and
     /// over `paceMinimumSpan`): one advance is a step, not a speed.
     public var resumeRateAdvances: Int = 2

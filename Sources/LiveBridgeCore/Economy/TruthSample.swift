@@ -222,7 +222,7 @@ public struct PaceEstimate: Sendable, Hashable {
     func rate(at now: Double, _ settings: EconomySettings) -> Double? {
         guard corners.count >= 2, let first = corners.first, let last = corners.last else { return nil }
         let span = last.time - first.time
-        let minimum = confirmed ? 0 : settings.paceMinimumGaps * (gap ?? 0)
+        let minimum = confirmed ? 0 : (settings.paceMinimumGaps - settings.gapCountJitter) * (gap ?? 0)
         guard span >= max(settings.paceMinimumSpan, minimum) else { return nil }
         let advanced = last.progress - first.progress
         let measured = advanced / span
