@@ -140,6 +140,35 @@ struct TrackerTests {
         #expect(tracker.lastPushAt == due)
     }
 
+    @Test("a correction the bar needs now leaves at once; the coalescing window holds only one made ahead of the drift")
+    func urgentCorrectionLeavesAtOnce() throws {
+        var tracker = ActivityTracker(slug: "job", name: "Job", model: .interpolating, settings: settings)
+        var job = Trajectory(interval: 3)
+        job.progress = 0.1
+        var frames = tracker.handle(job.update(.active, state: "Downloading", remaining: 600), at: job.time)
+        frames += tracker.tick(at: job.time + settings.startWait)
+        #expect(frames.count == 1, "the seed")
+        // Steady at its stated pace for a minute: nothing to correct.
+        for _ in 0..<20 {
+            job.time += 3
+            job.progress += 0.9 / 600 * 3
+            #expect(
+                tracker.handle(
+                    job.update(.active, state: "Downloading", remaining: 600 - (job.time - job.start)), at: job.time
+                ).isEmpty)
+        }
+        // The count jumps 10 % ahead of the bar (a burst): the bar is past ε now, and the
+        // correction leaves with this observation, not a window later.
+        job.time += 3
+        job.progress += 0.1
+        let corrected = tracker.handle(
+            job.update(.active, state: "Downloading", remaining: 600 - (job.time - job.start)), at: job.time)
+        let frame = try #require(corrected.first)
+        #expect(corrected.count == 1 && frame.reason == .displayError && frame.time == job.time)
+        let progress = try #require(frame.content["progress"]?.doubleValue)
+        #expect(abs(progress - job.progress) <= settings.maxDisplayError)
+    }
+
     @Test("the simulation measures the bar the frames put on the phone, from when each leaves")
     func simulationMeasuresFrames() throws {
         var job = Trajectory(interval: 0.5)
@@ -678,7 +707,8 @@ struct TrackerTests {
                 #expect(frames.first?.content["state"]?.stringValue == "Verifying")
                 continue
             }
-            // The server slows to a third: the correction carries the text that waited.
+            // The server slows to a third: the correction carries the text that waited (one made
+            // ahead of the bar's drift leaves a coalescing window later).
             var correction: ActivityFrame?
             for _ in 0..<60 where correction == nil {
                 job.time += 2
@@ -688,6 +718,9 @@ struct TrackerTests {
                         job.update(.active, state: "Verifying", remaining: 3 * (1 - job.progress) * 100), at: job.time,
                         budget: share
                     ).first
+                if correction == nil, let due = tracker.nextDeadline, due <= job.time + settings.coalesceWindow {
+                    correction = tracker.tick(at: due, budget: share).first
+                }
             }
             let pushed = try #require(correction)
             #expect(pushed.reason == .displayError, "\(pushed.reason)")

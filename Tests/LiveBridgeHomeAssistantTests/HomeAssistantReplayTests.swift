@@ -131,6 +131,25 @@ struct HomeAssistantRealWasherTests {
         }
     }
 
+    @Test("a correction made a moment before the program changes leaves with the new program's text, as one request")
+    func correctionJoinsProgramChange() throws {
+        let settings = EconomySettings()
+        let result = EconomySimulation(model: .interpolating, settings: settings).run(try Self.updates())
+        let pushes = result.pushes.filter { $0.frame.slug == "washer" }
+        let times = pushes.map { $0.time - Self.base }
+        // The progress sensor reports the rinse's first percent at t = 240.0, the program sensor
+        // "Rinsing" 0.1 s later: the bar's correction due then and the new text are one request.
+        for (earlier, later) in zip(times, times.dropFirst()) {
+            #expect(later - earlier > 2 * settings.coalesceWindow, "pushes at \(times)")
+        }
+        let rinse = try #require(pushes.first { $0.frame.content["state"]?.stringValue == "Rinsing" })
+        let progress = try #require(rinse.frame.content["progress"]?.doubleValue)
+        #expect(abs(progress - 0.45) <= settings.maxDisplayError, "re-anchored on the truth: \(progress)")
+        // The seed, one correction in the wash (leaning toward the slower truth from its first
+        // three readings), the two program changes, the final frame and the end.
+        #expect(pushes.count <= 6, "pushes at \(times)")
+    }
+
     @Test("the 8-minute washer costs at most 1.5 × the oracle's pushes + 1, within ε")
     func washerEconomy() throws {
         let result = EconomySimulation(model: .interpolating, settings: EconomySettings()).run(try Self.updates())

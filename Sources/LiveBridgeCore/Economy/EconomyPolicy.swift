@@ -164,6 +164,10 @@ public struct EconomyPolicy: Sendable {
         /// A push the monthly budget's reserve keeps room for, as for starts and ends (a pause
         /// and a resume).
         public var essential = false
+        /// A correction made ahead of the bar's drift (the bar still within its tolerance now and
+        /// one coalescing window on, see `EconomyPolicy.correctionMayWait`): it may wait that window
+        /// before it leaves, so a card text arriving a moment later leaves with it as one request.
+        public var mayWait = false
     }
 
     /// Where the phone's bar is anchored by a push at `now`.
@@ -971,7 +975,31 @@ public struct EconomyPolicy: Sendable {
             return nil
         }
         if reason == .displayError { noteCorrection(s, anchor: anchor, memory: &memory) }
-        return counted(Decision(reason: reason, firstGlide: false), memory: &memory)
+        var decision = Decision(reason: reason, firstGlide: false)
+        decision.mayWait =
+            reason == .displayError && correctionMayWait(s, anchor: anchor, budget: budget, memory: memory)
+        return counted(decision, memory: &memory)
+    }
+
+    /// True when a correction is made ahead of the bar's drift: the bar is within its tolerance of
+    /// the count at the count's time, of the progress now, and of the progress one
+    /// `coalesceWindow` on (at the pace). Such a push may wait that window (`Decision.mayWait`):
+    /// a washer's progress sensor and its state sensor report a phase change a moment apart, and
+    /// a correction of the bar made at the first went out as a request of its own, the card text
+    /// a second later as another.
+    func correctionMayWait(_ s: Situation, anchor: DisplayAnchor, budget: BudgetPressure, memory: Memory) -> Bool {
+        let truth = s.truth
+        guard model == .interpolating, settings.coalesceWindow > 0, s.phase == "active", let p = truth.progress
+        else { return false }
+        let epsilon = settings.maxDisplayError * budget.widening
+        let tolerance = countTolerance(memory, epsilon: epsilon)
+        guard abs(anchor.shown(at: truth.progressTime, model: model) - p) <= tolerance else { return false }
+        for time in [s.now, s.now + settings.coalesceWindow] {
+            guard let expected = progress(truth, memory: memory, at: time) else { return false }
+            let shown = anchor.shown(at: time, model: model)
+            if abs(shown - expected) > glideTolerance(shown, below: expected, memory, epsilon: epsilon) { return false }
+        }
+        return true
     }
 
     /// The bar is corrected (rule 3) while the job runs. Its slope came from the pace; a

@@ -40,6 +40,12 @@ public struct ActivityTracker: Sendable {
     /// A frame decided but held for the coalescing window, and when it leaves.
     private var held: ActivityFrame?
     private var heldUntil: Double?
+    /// The anchor the phone shows while `held` waits (the one before it was decided).
+    private var heldOver: DisplayAnchor?
+    /// The anchor before the latest frame was made.
+    private var anchorBefore: DisplayAnchor?
+    /// True while `held` is a correction waiting for a card text to join it (`mayWait`).
+    private var heldAhead = false
     /// When the last frame left (for the coalescing window).
     private var lastReleaseAt: Double?
     /// The latest observation's volatile details (without the template).
@@ -174,6 +180,8 @@ public struct ActivityTracker: Sendable {
                     // finish of its own that has not come yet. A seed under a budget with a finish
                     // already waits for the pace only (`seedWaitsForPace`).
                     held = seed
+                    heldOver = nil
+                    heldAhead = false
                     let wait =
                         update.statesFinish && anchor?.endDate == nil
                         ? max(settings.startWait, settings.estimateWait) : settings.startWait
@@ -187,9 +195,10 @@ public struct ActivityTracker: Sendable {
                 endOutcome = nil
                 return coalesce(push(update, stable: stable, phaseKind: phaseKind, reason: .restart, at: now), at: now)
             case .running:
-                guard let reason = pushReason(update, stable: stable, phaseKind: phaseKind, at: now, budget: budget)
+                guard let decision = pushDecision(update, stable: stable, phaseKind: phaseKind, at: now, budget: budget)
                 else { return [] }
-                return coalesce(push(update, stable: stable, phaseKind: phaseKind, reason: reason, at: now), at: now)
+                let frame = push(update, stable: stable, phaseKind: phaseKind, reason: decision.reason, at: now)
+                return coalesce(frame, at: now, mayWait: decision.mayWait)
             }
         }
     }
@@ -286,8 +295,10 @@ public struct ActivityTracker: Sendable {
 
     /// One event, one push: a frame decided within `coalesceWindow` after the last one that left
     /// (the estimate a second after a seed, the progress a few ms after a card text) waits for the
-    /// window to pass, and frames waiting together leave as one request; an end never waits.
-    private mutating func coalesce(_ frame: ActivityFrame, at now: Double) -> [ActivityFrame] {
+    /// window to pass, and frames waiting together leave as one request; an end never waits. A
+    /// frame that `mayWait` (a correction made before the bar drifts past its tolerance) waits
+    /// its own window too, for a card text arriving right behind it.
+    private mutating func coalesce(_ frame: ActivityFrame, at now: Double, mayWait: Bool = false) -> [ActivityFrame] {
         let window = settings.coalesceWindow
         if let waiting = held {
             // A seed and its end stay two requests (the card was started; the end says how it went).
@@ -303,6 +314,7 @@ public struct ActivityTracker: Sendable {
             let released = release(waiting, at: now)
             if frame.kind == .end || window <= 0 { return [released, frame] }
             held = frame
+            heldOver = anchorBefore
             heldUntil = now + window
             return [released]
         }
@@ -311,25 +323,46 @@ public struct ActivityTracker: Sendable {
             return [frame]
         }
         let earliest = (lastReleaseAt ?? -.infinity) + window
-        // An end never waits; nothing waits when the last frame left long enough ago (a push is
-        // never delayed for an event that may not come).
-        if frame.kind == .end || now >= earliest {
+        // An end never waits; nothing else waits when the last frame left long enough ago (a
+        // push the bar needs now is never delayed for an event that may not come).
+        if frame.kind == .end || (now >= earliest && !mayWait) {
             lastReleaseAt = now
             return [frame]
         }
         held = frame
-        heldUntil = earliest
+        heldOver = anchorBefore
+        // A correction made ahead of the bar's drift waits a whole window for a card text.
+        heldAhead = mayWait && now >= earliest
+        heldUntil = mayWait ? max(earliest, now + window) : earliest
         return []
     }
 
     /// The held frame as it leaves at `now`: its anchor recomputed for the moment it leaves
     /// when it is still this tracker's latest word.
     private mutating func release(_ frame: ActivityFrame, at now: Double) -> ActivityFrame {
+        let shown = heldOver
+        let ahead = heldAhead
         held = nil
         heldUntil = nil
+        heldOver = nil
+        heldAhead = false
         lastReleaseAt = now
         var copy: ActivityFrame
-        if let fresh = refreshed(frame, at: now) {
+        if ahead, frame.sequence == sequence, frame.time < now, let decided = anchor, decided.time == frame.time,
+            decided.live, (truth?.time ?? now) <= frame.time
+        {
+            // A correction that waited for a card text, with no observation since, leaves with the
+            // glide it was decided with, from where that glide is by now: the bar was within its
+            // tolerance all the while, and nothing new is known. (One observation later it is
+            // planned again, below: a reading that came meanwhile must not leave a stale bar.)
+            copy = frame
+            let progress = decided.shown(at: now, model: .interpolating)
+            copy.content["progress"] = .number(Self.round(progress))
+            copy.patch["progress"] = copy.content["progress"]
+            stored = copy.content
+            anchor = DisplayAnchor(progress: progress, time: now, endDate: decided.endDate, live: true)
+            lastPushAt = now
+        } else if let fresh = refreshed(frame, shown: shown, at: now) {
             copy = fresh
         } else {
             copy = frame
@@ -457,6 +490,8 @@ public struct ActivityTracker: Sendable {
         waiting = true
         held = nil
         heldUntil = nil
+        heldOver = nil
+        heldAhead = false
         deliveredSequence = sequence
         needsResync = true
     }
@@ -503,10 +538,10 @@ public struct ActivityTracker: Sendable {
         }
     }
 
-    private mutating func pushReason(
+    private mutating func pushDecision(
         _ update: ActivityUpdate, stable: JSONValue, phaseKind: String, at now: Double, budget: BudgetPressure
-    ) -> PushReason? {
-        guard let truth else { return .resync }
+    ) -> EconomyPolicy.Decision? {
+        guard let truth else { return EconomyPolicy.Decision(reason: .resync, firstGlide: false) }
         let situation = EconomyPolicy.Situation(
             truth: truth, anchor: anchor, phase: phaseKind, pushedPhase: lastPhaseKind,
             cardChanged: stable != lastStable,
@@ -517,7 +552,7 @@ public struct ActivityTracker: Sendable {
         else { return nil }
         if decision.firstGlide { hasGlided = true }  // one attempt per job, whatever the anchor turns out to be
         if decision.firstGlide || decision.essential { essentialPending = true }
-        return decision.reason
+        return decision
     }
 
     // MARK: - Frames
@@ -589,12 +624,13 @@ public struct ActivityTracker: Sendable {
 
     /// The anchor fields (`progress`, `end_date`, `live_progress`, `remaining_time`) for a push at
     /// `now` from the latest truth, and the anchor the phone will then draw from.
-    private func anchorFields(paused: Bool, at now: Double) -> (
+    private func anchorFields(paused: Bool, current: DisplayAnchor? = nil, at now: Double) -> (
         fields: [String: JSONValue], anchor: DisplayAnchor, finish: Double?
     ) {
+        let current = current ?? anchor
         let plan = policy.plan(
             truth, memory: memory, paused: paused, startedAt: startedAt, frozen: spending.exhausted,
-            rationed: spending.limited, fallbackProgress: anchor?.progress, current: anchor, at: now)
+            rationed: spending.limited, fallbackProgress: current?.progress, current: current, at: now)
         var fields: [String: JSONValue] = ["progress": .number(Self.round(plan.progress))]
         if let endDate = plan.endDate {
             fields["end_date"] = .int(Int64(endDate))
@@ -624,10 +660,17 @@ public struct ActivityTracker: Sendable {
     /// still this tracker's latest: delivery calls this right before sending, so a late push
     /// never re-anchors the phone from a stale progress.
     public mutating func refreshed(_ frame: ActivityFrame, at now: Double) -> ActivityFrame? {
+        refreshed(frame, shown: nil, at: now)
+    }
+
+    /// `refreshed`, planned against `shown`, the anchor the phone draws from while the frame waits
+    /// (the one before a held frame; nil: the tracker's latest).
+    private mutating func refreshed(_ frame: ActivityFrame, shown: DisplayAnchor?, at now: Double) -> ActivityFrame? {
         guard lifecycle == .running, frame.sequence == sequence, frame.kind == .update || frame.kind == .seed,
             lastPhaseKind == "active" || lastPhaseKind == "paused", now - frame.time >= 1
         else { return nil }
-        let (fields, newAnchor, _) = anchorFields(paused: lastPhaseKind == "paused", at: now)
+        let (fields, newAnchor, _) = anchorFields(
+            paused: lastPhaseKind == "paused", current: shown ?? anchor, at: now)
         var copy = frame
         for key in Self.anchorFields where key != "duration" && key != "start_date" {
             if let value = fields[key] {
@@ -743,6 +786,7 @@ public struct ActivityTracker: Sendable {
         if patch["progress"] == nil, let progress = desired["progress"] { patch["progress"] = progress }
         stored = MergePatch.apply(patch, to: stored)
         policy.pushed(memory: &memory, from: anchor, to: newAnchor, at: now)
+        anchorBefore = anchor
         anchor = newAnchor
         if newAnchor.live { hasGlided = true }
         let essential = kind == .seed || kind == .final || kind == .end || essentialPending
