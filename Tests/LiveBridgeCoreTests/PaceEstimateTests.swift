@@ -122,6 +122,36 @@ struct PaceEstimateTests {
         return (restarts, pace.rate(at: t, settings))
     }
 
+    /// The pace over a count that waited `start` seconds for its first article, then advanced one
+    /// article at each of `gaps`; the articles after which the window restarted at a change.
+    static func changes(start: Double, gaps: [Double]) -> [Int] {
+        let settings = EconomySettings()
+        var pace = PaceEstimate()
+        pace.add(progress: 0, at: 0, window: 100_000, settings: settings, detectsChange: true)
+        var t = start
+        var restarts: [Int] = []
+        for (index, gap) in ([0] + gaps).enumerated() {
+            t += gap
+            let before = pace.corners.count
+            pace.add(
+                progress: Double(index + 1) * 0.0133, at: t, window: 100_000, settings: settings, detectsChange: true)
+            if pace.corners.count <= before { restarts.append(index + 1) }
+        }
+        return restarts
+    }
+
+    @Test("the wait before a download's first article is not read as a slower speed; a real change still is")
+    func startWaitIsNoSpeed() {
+        // A slow server's first articles (`uneven-articles` 1): the first after 92 s, then one
+        // connection's, 4–40 s apart. Against the first 92 s, the burst of six articles in 76 s
+        // at t = 320–396 read as a speed doubled, and the countdown went 12 minutes short.
+        let uneven: [Double] = [40, 28, 8, 36, 4, 20, 32, 24, 36, 8, 24, 20, 4, 20]
+        #expect(Self.changes(start: 92, gaps: uneven).isEmpty)
+        // After the same wait, articles 20 s apart, then 60 s apart: a change of speed.
+        let slowing = Array(repeating: 20.0, count: 12) + Array(repeating: 60.0, count: 6)
+        #expect(!Self.changes(start: 92, gaps: slowing).isEmpty)
+    }
+
     @Test("articles landing unevenly at one speed restart the pace window a third as often; a halving still takes over")
     func changeBeyondChance() {
         let confidence = EconomySettings().paceChangeConfidence

@@ -45,6 +45,10 @@ public struct PaceEstimate: Sendable, Hashable {
     }
 
     private(set) var corners: [Corner] = []
+    /// True while the first corner is the job's first report, before its first advance: the
+    /// wait from there to that advance is the start's (connections opening, the first article
+    /// on its way), not one of the job's gaps.
+    private(set) var startsAtRest = false
     /// The rate before the latest change of speed the count showed (`restartAtChange`), while the
     /// pace is measured from that change: nil once the window has moved past the corner it
     /// restarted at, a stall or a pause has moved the corners, or the pace restarted otherwise.
@@ -94,6 +98,7 @@ public struct PaceEstimate: Sendable, Hashable {
         seenAt = max(seenAt ?? time, time)
         guard let last = corners.last else {
             corners.append(Corner(time: time, progress: progress))
+            startsAtRest = true
             return true
         }
         if progress < last.progress - 1e-9 {
@@ -101,6 +106,7 @@ public struct PaceEstimate: Sendable, Hashable {
             reset()
             seenAt = time
             corners.append(Corner(time: time, progress: progress))
+            startsAtRest = true
             return true
         }
         guard progress > last.progress + 1e-9, time > last.time else {
@@ -130,6 +136,7 @@ public struct PaceEstimate: Sendable, Hashable {
         corners.append(Corner(time: time, progress: progress))
         while corners.count > 2, corners[1].time <= time - window {
             corners.removeFirst()
+            startsAtRest = false
             rateBeforeChange = nil
         }
         if detectsChange { restartAtChange(settings) }
@@ -152,17 +159,23 @@ public struct PaceEstimate: Sendable, Hashable {
             settings.paceChangeSpan, settings.paceChangeGaps * (gap ?? 0), settings.paceChangeLongGaps * (longGap ?? 0))
         guard corners.count > settings.paceChangeAdvances, let last = corners.last else { return }
         guard let split = corners.lastIndex(where: { $0.time <= last.time - span }), split >= 1 else { return }
-        let older = (corners[split].progress - corners[0].progress) / (corners[split].time - corners[0].time)
+        // The older stretch from the job's first advance when it has one before `split`: the wait
+        // before it read a slow server's first minute as a slower speed, and its next burst as a
+        // change.
+        let from = startsAtRest && split >= 2 ? 1 : 0
+        let older = (corners[split].progress - corners[from].progress) / (corners[split].time - corners[from].time)
         let recent = (last.progress - corners[split].progress) / (last.time - corners[split].time)
         guard older > 0, recent > 0, older.isFinite, recent.isFinite else { return }
         // Over n advances whose gaps vary by cv, a rate is off by about cv / √n: two stretches
         // of a steady but uneven count differ by chance by up to `confidence` times their
         // combined error, which is no change of speed.
         let error =
-            (irregularity(settings) ?? 0) * (1 / Double(split) + 1 / Double(corners.count - 1 - split)).squareRoot()
+            (irregularity(settings) ?? 0)
+            * (1 / Double(split - from) + 1 / Double(corners.count - 1 - split)).squareRoot()
         let threshold = max(settings.paceChangeFactor, 1 + settings.paceChangeConfidence * error)
         if recent > threshold * older || recent * threshold < older {
             corners.removeFirst(split)
+            startsAtRest = false
             confirmed = false
             rateBeforeChange = older
         }
@@ -181,6 +194,7 @@ public struct PaceEstimate: Sendable, Hashable {
     private mutating func restart(at time: Double, before rate: Double?) {
         guard let index = corners.lastIndex(where: { $0.time <= time }), index >= 1 else { return }
         corners.removeFirst(index)
+        startsAtRest = false
         rateBeforeChange = rate
         confirmed = rate != nil
     }
@@ -205,6 +219,7 @@ public struct PaceEstimate: Sendable, Hashable {
     /// Forgets everything (a pause or a new job).
     mutating func reset() {
         corners.removeAll()
+        startsAtRest = false
         rateBeforeChange = nil
         gap = nil
         recentGaps.removeAll()
