@@ -356,12 +356,12 @@ public struct ActivityTracker: Sendable {
             // tolerance all the while, and nothing new is known. (One observation later it is
             // planned again, below: a reading that came meanwhile must not leave a stale bar.)
             copy = frame
-            let progress = decided.shown(at: now, model: .interpolating)
+            let progress = decided.shown(at: now, model: model)
             copy.content["progress"] = .number(Self.round(progress))
             copy.patch["progress"] = copy.content["progress"]
             stored = copy.content
-            anchor = DisplayAnchor(progress: progress, time: now, endDate: decided.endDate, live: true)
-            lastPushAt = now
+            anchor?.progress = progress
+            anchorApplied(at: now)
         } else if let fresh = refreshed(frame, shown: shown, at: now) {
             copy = fresh
         } else {
