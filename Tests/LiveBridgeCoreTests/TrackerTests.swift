@@ -83,12 +83,10 @@ struct TrackerTests {
         #expect(result.pushes.suffix(2).map(\.frame.kind) == [.final, .end])
     }
 
-    @Test("a countdown moved when a late frame is refreshed (after an outage) counts as a move for the reversal rules")
-    func refreshedFrameMovesCountdown() throws {
-        var tracker = ActivityTracker(slug: "job", name: "Job", model: .interpolating, settings: settings)
-        var job = Trajectory(interval: 5)
+    /// The first 100 s of a download taking an hour at 1/3600 per second, the source saying so
+    /// (the seed glides to its finish): the frames the tracker sent.
+    func hourLongDownload(_ tracker: inout ActivityTracker, _ job: inout Trajectory) -> [ActivityFrame] {
         var frames: [ActivityFrame] = []
-        // One hour at 1/3600 per second, the source saying so: the seed glides to its finish.
         for _ in 0..<20 {
             let update = job.update(.active, state: "Downloading", remaining: (1 - job.progress) * 3600)
             frames += tracker.handle(update, at: job.time)
@@ -96,6 +94,14 @@ struct TrackerTests {
             job.time += 5
             job.progress += 5.0 / 3600
         }
+        return frames
+    }
+
+    @Test("a countdown moved when a late frame is refreshed (after an outage) counts as a move for the reversal rules")
+    func refreshedFrameMovesCountdown() throws {
+        var tracker = ActivityTracker(slug: "job", name: "Job", model: .interpolating, settings: settings)
+        var job = Trajectory(interval: 5)
+        let frames = hourLongDownload(&tracker, &job)
         let last = try #require(frames.last)
         let pushedEnd = try #require(last.content["end_date"]?.doubleValue)
         // The source now says ten minutes later: within the ETA tolerance (a quarter of what is
@@ -110,6 +116,22 @@ struct TrackerTests {
         #expect(refreshedEnd - pushedEnd >= settings.etaMoveMinimum)
         #expect(tracker.memory.lastETAMoveAt == job.time + 1)
         #expect(tracker.memory.lastETAMoveLater == true)
+    }
+
+    @Test("a frame is planned again only once it waited refreshAge: one sent sooner keeps its anchor")
+    func refreshWaitsForItsAge() throws {
+        var custom = settings
+        custom.refreshAge = 20
+        var tracker = ActivityTracker(slug: "job", name: "Job", model: .interpolating, settings: custom)
+        var job = Trajectory(interval: 5)
+        let frames = hourLongDownload(&tracker, &job)
+        let last = try #require(frames.last)
+        let early = tracker.refreshed(last, at: last.time + custom.refreshAge / 2)
+        #expect(early == nil)
+        let late = tracker.refreshed(last, at: last.time + custom.refreshAge)
+        let fresh = try #require(late)
+        #expect(fresh.time == last.time + custom.refreshAge)
+        #expect(tracker.anchor?.time == last.time + custom.refreshAge)
     }
 
     @Test("a frame the coalescing window held anchors the tracker's bar when it leaves, as the phone's does")

@@ -183,6 +183,11 @@ public struct EconomySettings: Sendable, Hashable {
     /// because it also bounds how fast a correction can follow: a one-minute download moves
     /// ~2 % a second.
     public var coalesceWindow: Double = 1
+    /// A frame that waited this many seconds or more before it leaves (an outage, a retry, the
+    /// coalescing window) is planned again for the moment it leaves, when it is still its
+    /// activity's latest word (`ActivityTracker.refreshed`): a second at a one-minute download's
+    /// pace is 2 % of its bar. One that waited less leaves with its glide moved to that moment.
+    public var refreshAge: Double = 1
     /// A job's first frame, when it has no estimate worth a glide yet (with or without a progress),
     /// waits up to this many seconds for one from the source's next answer — `paceWindowMinimum`
     /// longer when its progress keeps moving meanwhile, for the pace to give one where the source states

@@ -656,9 +656,9 @@ public struct ActivityTracker: Sendable {
             desired: desired, anchor: newAnchor, kind: .update, state: nil, ttls: ttls, reason: reason, at: now)
     }
 
-    /// The frame with its anchor fields recomputed for `now`, when it waited (an outage) and is
-    /// still this tracker's latest: delivery calls this right before sending, so a late push
-    /// never re-anchors the phone from a stale progress.
+    /// The frame with its anchor fields recomputed for `now`, when it waited `refreshAge` or more
+    /// (an outage) and is still this tracker's latest: delivery calls this right before sending,
+    /// so a late push never re-anchors the phone from a stale progress.
     public mutating func refreshed(_ frame: ActivityFrame, at now: Double) -> ActivityFrame? {
         refreshed(frame, shown: nil, at: now)
     }
@@ -667,7 +667,7 @@ public struct ActivityTracker: Sendable {
     /// (the one before a held frame; nil: the tracker's latest).
     private mutating func refreshed(_ frame: ActivityFrame, shown: DisplayAnchor?, at now: Double) -> ActivityFrame? {
         guard lifecycle == .running, frame.sequence == sequence, frame.kind == .update || frame.kind == .seed,
-            lastPhaseKind == "active" || lastPhaseKind == "paused", now - frame.time >= 1
+            lastPhaseKind == "active" || lastPhaseKind == "paused", now - frame.time >= policy.settings.refreshAge
         else { return nil }
         let (fields, newAnchor, _) = anchorFields(
             paused: lastPhaseKind == "paused", current: shown ?? anchor, at: now)
