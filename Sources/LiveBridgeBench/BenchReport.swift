@@ -337,6 +337,17 @@ struct BenchReport: Sendable {
             }
             lines.append("")
         }
+        let misses = MonthBench.budgetMisses(month).filter { $0.value.over > 0 }
+            .sorted { ($1.value.over, $0.key) < ($0.value.over, $1.key) }
+        if !misses.isEmpty {
+            let draws = month.others.count + 1
+            let parts = misses.map { "`\($0.key)` \($0.value.over) of \($0.value.jobs)" }
+            lines.append(
+                "With `monthlyBudget: \(month.budget)`, the jobs past \(Self.fixed(MonthBench.budgetTolerance, 2)) by "
+                    + "the trajectory they replay, over the \(draws) draws: \(parts.joined(separator: ", ")); every "
+                    + "other trajectory kept all its jobs within it.")
+            lines.append("")
+        }
         return lines
     }
 
@@ -547,6 +558,10 @@ struct BenchReport: Sendable {
                         ]
                     }),
                 "jobs": .object(month.jobs.mapValues { .int(Int64($0)) }),
+                "budgetMisses": .object(
+                    MonthBench.budgetMisses(month).mapValues {
+                        ["jobs": .int(Int64($0.jobs)), "over": .int(Int64($0.over))]
+                    }),
                 "policies": .array(
                     month.lines.map {
                         [

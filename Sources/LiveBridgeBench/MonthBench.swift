@@ -26,7 +26,9 @@ struct MonthBench: Sendable {
         /// Jobs whose max error exceeded ε.
         var jobsOverEpsilon: Int
         /// Jobs whose max error exceeded `MonthBench.budgetTolerance`, and all jobs.
-        var jobsOverBudgetTolerance = 0
+        var jobsOverBudgetTolerance: Int { overBudgetTolerance.count }
+        /// The slugs of those jobs.
+        var overBudgetTolerance: Set<String> = []
         var jobCount = 0
         /// Updates by push reason (`start`, `structural`, `etaMoved`, …); empty for other policies.
         var reasons: [String: Int] = [:]
@@ -51,6 +53,16 @@ struct MonthBench: Sendable {
         /// The same month drawn from other seeds (`otherSeeds`): which trajectory each job replays
         /// and when it starts. One seed is one draw; these say how far it is typical.
         var others: [Summary] = []
+        /// Under the budget, by trajectory: its jobs in this month and those past `budgetTolerance`.
+        var budgetMisses: [String: Misses] = [:]
+    }
+
+    /// Jobs of one trajectory, and how many of them missed a tolerance.
+    struct Misses: Sendable, Hashable {
+        var jobs = 0
+        var over = 0
+
+        static func + (a: Self, b: Self) -> Self { Self(jobs: a.jobs + b.jobs, over: a.over + b.over) }
     }
 
     /// One month's figures the goals are judged on.
@@ -62,6 +74,8 @@ struct MonthBench: Sendable {
         /// Jobs within `budgetTolerance` under the budget, of `jobs`.
         var withinTolerance: Int
         var jobs: Int
+        /// `Result.budgetMisses`.
+        var budgetMisses: [String: Misses]
 
         init(_ result: Result) {
             seed = result.seed
@@ -71,6 +85,7 @@ struct MonthBench: Sendable {
             budgetedUpdates = budgeted?.updates ?? 0
             jobs = budgeted?.jobCount ?? 0
             withinTolerance = jobs - (budgeted?.jobsOverBudgetTolerance ?? 0)
+            budgetMisses = result.budgetMisses
         }
 
         /// Updates without a budget ÷ the month's oracle.
@@ -83,6 +98,13 @@ struct MonthBench: Sendable {
         /// `budgetTolerance`).
         func budgetMet(_ budget: Int) -> Bool {
             budgetedUpdates <= budget && Double(withinTolerance) >= budgetTolerantShare * Double(max(1, jobs))
+        }
+    }
+
+    /// `budgetMisses` summed over this month and its other draws.
+    static func budgetMisses(_ result: Result) -> [String: Misses] {
+        ([result.budgetMisses] + result.others.map(\.budgetMisses)).reduce(into: [:]) { total, month in
+            for (name, misses) in month { total[name] = total[name, default: Misses()] + misses }
         }
     }
 
@@ -141,6 +163,7 @@ struct MonthBench: Sendable {
         var counts: [String: Int] = [:]
         var oracleUpdates = 0
         var floors: [Int] = []
+        var floorByTrajectory: [String: Int] = [:]
         for job in jobs {
             let placed = job.trajectory.placed(at: job.start, slug: job.slug)
             updates += placed
@@ -150,9 +173,13 @@ struct MonthBench: Sendable {
             fixedAnchors[job.slug] = fixed.anchors
             counts[job.trajectory.kind.rawValue, default: 0] += 1
             oracleUpdates += oracles[job.trajectory.name] ?? 0
-            var folded = JobTruth(placed)
-            folded.changes = []
-            floors.append(PushOracle(epsilon: Self.budgetTolerance).solve(folded).pushes)
+            // The floor depends on the job's shape alone, not on when it starts: solved once per trajectory.
+            if floorByTrajectory[job.trajectory.name] == nil {
+                var folded = JobTruth(placed)
+                folded.changes = []
+                floorByTrajectory[job.trajectory.name] = PushOracle(epsilon: Self.budgetTolerance).solve(folded).pushes
+            }
+            floors.append(floorByTrajectory[job.trajectory.name] ?? 0)
         }
         let close = Int((Self.budgetTolerantShare * Double(floors.count)).rounded(.up))
         let budgetFloor = floors.sorted().prefix(close).reduce(0, +) + 2 * (floors.count - close)
@@ -166,6 +193,11 @@ struct MonthBench: Sendable {
         var limitedLine = line(
             "LiveBridge, monthlyBudget \(budget)", updates: limited.counted, anchors: limited.anchors, truths: truths)
         for push in limited.pushes { limitedLine.reasons[push.frame.reason.rawValue, default: 0] += 1 }
+        var misses: [String: Misses] = [:]
+        for job in jobs {
+            misses[job.trajectory.name, default: Misses()].jobs += 1
+            if limitedLine.overBudgetTolerance.contains(job.slug) { misses[job.trajectory.name]?.over += 1 }
+        }
         return Result(
             seed: seed, jobs: counts,
             lines: [
@@ -173,7 +205,7 @@ struct MonthBench: Sendable {
                 line("fixed interval (5 s / 30 s)", updates: fixedUpdates, anchors: fixedAnchors, truths: truths),
             ], budget: budget, oracleUpdates: oracleUpdates, budgetFloor: budgetFloor,
             budgetFloorJobs: close,
-            budgetExhaustedDay: limited.exhaustedAt.map { ($0 - Self.monthStart) / 86400 + 1 })
+            budgetExhaustedDay: limited.exhaustedAt.map { ($0 - Self.monthStart) / 86400 + 1 }, budgetMisses: misses)
     }
 
     private func line(_ name: String, updates: Int, anchors: [String: [DisplayAnchor]], truths: [String: JobTruth])
@@ -183,17 +215,17 @@ struct MonthBench: Sendable {
         var sum = 0.0
         var samples = 0
         var over = 0
-        var overTolerance = 0
+        var overTolerance: Set<String> = []
         for (slug, truth) in truths {
             let figures = DisplayErrorMeter.measure(truth, anchors: anchors[slug] ?? [])
             maxError = max(maxError, figures.max)
             sum += figures.mean * Double(figures.samples)
             samples += figures.samples
             if figures.max > settings.maxDisplayError + 1e-9 { over += 1 }
-            if figures.max > Self.budgetTolerance + 1e-9 { overTolerance += 1 }
+            if figures.max > Self.budgetTolerance + 1e-9 { overTolerance.insert(slug) }
         }
         return Line(
             policy: name, updates: updates, maxError: maxError, meanError: samples > 0 ? sum / Double(samples) : 0,
-            jobsOverEpsilon: over, jobsOverBudgetTolerance: overTolerance, jobCount: truths.count)
+            jobsOverEpsilon: over, overBudgetTolerance: overTolerance, jobCount: truths.count)
     }
 }
