@@ -126,8 +126,10 @@ struct TrackerTests {
         var job = Trajectory(interval: 5)
         let frames = hourLongDownload(&tracker, &job)
         let last = try #require(frames.last)
+        let decided = tracker.anchor
         let early = tracker.refreshed(last, at: last.time + custom.refreshAge / 2)
         #expect(early == nil)
+        #expect(tracker.anchor == decided, "a frame sent sooner keeps the anchor it was decided with")
         let late = tracker.refreshed(last, at: last.time + custom.refreshAge)
         let fresh = try #require(late)
         #expect(fresh.time == last.time + custom.refreshAge)
