@@ -912,7 +912,7 @@ struct ShortTailTests {
     }
 
     @Test(
-        "a job whose end, seen a poll after its finish, comes by its end_date is on track (no re-anchor before it), and so is a bar pushed within ε (widened under a budget) of its finish and its count; one running late, or a fixed finish, is not"
+        "a job whose end, seen a poll after its finish, comes within the last deadlineLead before its end_date is on track (no re-anchor before it), and so is a bar pushed within ε (widened under a budget) of its finish and its count; one running late, one estimated to end well before (its re-anchor stays for a source that falls silent), or a fixed finish, is not"
     )
     func onTrackKeepsDeadlineAway() throws {
         let policy = EconomyPolicy(settings: EconomySettings(), model: .interpolating)
@@ -926,6 +926,9 @@ struct ShortTailTests {
         #expect(
             policy.onTrack(anchor(ending: (finish + poll).rounded(.up)), truth: truth, memory: memory, at: truth.time))
         #expect(!policy.onTrack(anchor(ending: finish - 1), truth: truth, memory: memory, at: truth.time))
+        #expect(
+            !policy.onTrack(
+                anchor(ending: (finish + poll).rounded(.up) + 60), truth: truth, memory: memory, at: truth.time))
         // Within ε of its finish, a bar falling back to its pushed progress once `end_date` passes
         // stays within ε of a count between that progress and the finish, late or not.
         var last = truth

@@ -483,21 +483,61 @@ struct TrackerTests {
         #expect(restored.truth?.progress == tracker.truth?.progress)
     }
 
+    /// A two-minute job at a steady speed whose card text changes 15 s before its end (a
+    /// download's last articles verified): that push's glide is a tail aimed at the finish and one
+    /// poll, so the job is on track to end, seen a poll after its finish, within the last
+    /// `deadlineLead` before its `end_date`, with more than ε left to go.
+    func tailOnTrack() throws -> ActivityTracker {
+        var job = Trajectory()
+        job.run(rate: 1.0 / 120, for: 105)
+        job.run(rate: 1.0 / 120, for: 6, state: "Verifying")
+        var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
+        var frames: [ActivityFrame] = []
+        for update in job.updates { frames += tracker.handle(update, at: update.observedAt!) }
+        for frame in frames { tracker.acknowledge(frame, appliedAt: frame.time) }
+        #expect(frames.last?.content["state"]?.stringValue == "Verifying")
+        let anchor = try #require(tracker.anchor)
+        #expect(1 - anchor.progress > settings.maxDisplayError, "pushed at \(anchor.progress)")
+        return tracker
+    }
+
     @Test("a restart restores whether the job is on track: no deadline re-anchor before the next observation")
     func onTrackFromSnapshot() throws {
-        // A 20-minute job at a steady speed: its glide's end_date lies past the finish (the pad),
-        // so the deadline re-anchor before it is kept away while the job is on track.
+        let tracker = try tailOnTrack()
+        let endDate = try #require(tracker.anchor?.endDate)
+        let deadline = try #require(tracker.nextDeadline)
+        #expect(deadline > endDate, "the deadline re-anchor at \(deadline - endDate) s from end_date")
+        let restored = try restarted(tracker)
+        #expect(restored.nextDeadline == deadline)
+    }
+
+    @Test(
+        "a job estimated to end well before its end_date keeps its re-anchor there: when its source falls silent, the bar is re-anchored on the last count, not left to fall back to its pushed progress"
+    )
+    func silentSourceGetsItsDeadline() throws {
+        // A 20-minute job at a steady speed: its glide's end_date lies past the finish (the pad).
         var job = Trajectory()
         job.run(rate: 1.0 / 1200, for: 600)
         var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
         var frames: [ActivityFrame] = []
         for update in job.updates { frames += tracker.handle(update, at: update.observedAt!) }
         for frame in frames { tracker.acknowledge(frame, appliedAt: frame.time) }
-        let endDate = try #require(tracker.anchor?.endDate)
+        let before = try #require(tracker.anchor)
+        let endDate = try #require(before.endDate)
+        let last = try #require(job.updates.last?.progress)
+        // Once `end_date` passes, that glide falls back to its pushed progress, far below the count.
+        #expect(last - before.shown(at: endDate, model: .interpolating) > settings.maxDisplayError)
         let deadline = try #require(tracker.nextDeadline)
-        #expect(deadline > endDate, "the deadline re-anchor at \(deadline - endDate) s from end_date")
-        let restored = try restarted(tracker)
-        #expect(restored.nextDeadline == deadline)
+        #expect(deadline == endDate - settings.deadlineLead)
+        // Nothing more comes from the source: the re-anchor goes out at its deadline, from the
+        // last count the source reported.
+        let ticked = tracker.tick(at: deadline)
+        #expect(ticked.map(\.reason) == [.deadline])
+        let pushed = try #require(ticked.first?.content["progress"]?.doubleValue)
+        #expect(abs(pushed - last) <= settings.maxDisplayError, "pushed \(pushed), last count \(last)")
+        for frame in ticked { tracker.acknowledge(frame, appliedAt: frame.time) }
+        let after = try #require(tracker.anchor)
+        #expect(abs(after.shown(at: endDate, model: .interpolating) - last) <= settings.maxDisplayError)
     }
 
     @Test("volatile details never trigger a push on their own")

@@ -884,10 +884,16 @@ public struct EconomyPolicy: Sendable {
         return endDate - settings.deadlineLead
     }
 
-    /// True when the job is estimated to finish by the pushed `end_date` (a tail aimed at its
-    /// finish), or when the pushed progress the bar falls back to once `end_date` passes is within
-    /// ε of the finish and of the latest count (the truth lies between them until the end): the
-    /// deadline re-anchor would be spent on a bar that stays true without it.
+    /// True when the job's end is estimated to be seen (a poll after its finish) within the last
+    /// `deadlineLead` before the pushed `end_date` (a tail aimed at its finish), or when the pushed
+    /// progress the bar falls back to once `end_date` passes is within ε of the finish and of the
+    /// latest count (the truth lies between them until the end): the deadline re-anchor would be
+    /// spent on a bar that stays true without it.
+    ///
+    /// An end estimated earlier than that keeps the re-anchor where it is: a job that ends as
+    /// estimated never reaches it, and one that does not (its source fell silent after saying it
+    /// was nearly done, or its last reading came long before the end and the end came later) gets
+    /// it instead of a bar that falls back to its pushed progress when `end_date` passes.
     public func onTrack(
         _ anchor: DisplayAnchor?, truth: TruthSample, memory: Memory, budget: BudgetPressure = .none, at now: Double
     ) -> Bool {
@@ -897,7 +903,8 @@ public struct EconomyPolicy: Sendable {
             return true
         }
         guard let finish = finish(truth, memory: memory, at: now) else { return false }
-        return finish + (memory.observationGap ?? 0) <= endDate
+        let seen = finish + (memory.observationGap ?? 0)
+        return seen <= endDate && seen > endDate - settings.deadlineLead
     }
 
     /// When a heartbeat is due before the service's `stale_ttl` runs out.

@@ -36,6 +36,7 @@ extension ActivityTracker {
         if let started = liveActivityStartedAt, started != jobStartedAt {
             object["lifecycleStartedAt"] = .number(started)
         }
+        if let gap = observationGap { object["observationGap"] = .number(gap) }
         object["glided"] = .bool(glided)
         return .object(object)
     }
@@ -77,6 +78,7 @@ extension ActivityTracker {
             glided: snapshot["glided"]?.boolValue, source: snapshot["source"]?.stringValue,
             lifecycleStartedAt: snapshot["lifecycleStartedAt"]?.storedNumber,
             waiting: snapshot["waiting"]?.boolValue ?? false,
-            endOutcome: snapshot["endOutcome"]?.stringValue.flatMap(ActivityOutcome.init(rawValue:)))
+            endOutcome: snapshot["endOutcome"]?.stringValue.flatMap(ActivityOutcome.init(rawValue:)),
+            observationGap: snapshot["observationGap"]?.storedNumber)
     }
 }

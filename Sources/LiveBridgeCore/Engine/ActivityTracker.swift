@@ -818,13 +818,14 @@ public struct ActivityTracker: Sendable {
     var jobStartedAt: Double? { startedAt }
     var liveActivityStartedAt: Double? { lifecycleStartedAt }
     var glided: Bool { hasGlided }
+    var observationGap: Double? { memory.observationGap }
 
     mutating func restore(
         lifecycle: Lifecycle, stored: JSONValue, lastStable: JSONValue, phase: String, anchor: DisplayAnchor?,
         truth: TruthSample?, lastPushAt: Double?, lastDetailsAt: Double?, endDue: Double?, staleTTL: Double,
         priority: Int?, sequence: Int, needsResync: Bool, startedAt: Double? = nil, deliveredSequence: Int? = nil,
         glided: Bool? = nil, source: String? = nil, lifecycleStartedAt: Double? = nil, waiting: Bool = false,
-        endOutcome: ActivityOutcome? = nil
+        endOutcome: ActivityOutcome? = nil, observationGap: Double? = nil
     ) {
         self.waiting = waiting
         self.endOutcome = endOutcome
@@ -853,8 +854,11 @@ public struct ActivityTracker: Sendable {
         // Frames decided but never acknowledged may not have reached the service (they waited in
         // memory when the process stopped): the next push carries the whole content.
         self.needsResync = needsResync || self.deliveredSequence < sequence
-        // Whether the job is on track, from the restored truth's finish (the pace is not kept): a
-        // restart otherwise re-anchored a glide at its deadline before the next observation.
+        // The source's interval between observations is kept (it says when the end will be
+        // seen; the restart's own pause is not one of them), the pace is measured afresh. Whether
+        // the job is on track, from the restored truth's finish: a restart otherwise re-anchored
+        // a glide at its deadline before the next observation.
+        memory.observationGap = observationGap.flatMap { $0 > 0 ? $0 : nil }
         refreshOnTrack()
     }
 
