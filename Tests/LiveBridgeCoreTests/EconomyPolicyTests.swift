@@ -954,6 +954,34 @@ struct ShortTailTests {
     }
 
     @Test(
+        "a source read at irregular intervals (two sensors in turn, 10 s and 40 s apart) is on track only when its end, seen up to its longest recent gap after the finish, comes by end_date"
+    )
+    func onTrackReadsTheLongestGap() throws {
+        let policy = EconomyPolicy(settings: EconomySettings(), model: .interpolating)
+        // A count at 0.1 % a second, read 10 s and 40 s apart in turn for eight minutes.
+        let start = 1_781_517_600.0
+        var (memory, truth) = (
+            EconomyPolicy.Memory(), TruthSample(progress: 0, time: start, finish: nil, fixedFinish: false)
+        )
+        var reading = 0.0
+        for index in 0..<24 {
+            truth = TruthSample(progress: reading / 1000, time: start + reading, finish: nil, fixedFinish: false)
+            policy.observe(truth, paused: false, startedAt: start, memory: &memory)
+            reading += index.isMultiple(of: 2) ? 10 : 40
+        }
+        let finish = try #require(policy.finish(truth, memory: memory, at: truth.time))
+        func anchor(ending endDate: Double) -> DisplayAnchor {
+            DisplayAnchor(progress: 0.2, time: truth.time - 10, endDate: endDate, live: true)
+        }
+        // Due within the gaps' average (the smoothed gap, 22 s after a 10-s gap), not within the
+        // longest: the end may come only with the reading after.
+        let byAverage = (finish + 24).rounded(.up)
+        #expect(!policy.onTrack(anchor(ending: byAverage), truth: truth, memory: memory, at: truth.time))
+        let byLongest = (finish + 40).rounded(.up)
+        #expect(policy.onTrack(anchor(ending: byLongest), truth: truth, memory: memory, at: truth.time))
+    }
+
+    @Test(
         "a glide to a fixed finish is re-anchored fixedFinishGrace after its end_date, also when it was aimed past the finish (under a spent budget); a glide to an estimate deadlineLead before"
     )
     func fixedFinishDeadline() throws {

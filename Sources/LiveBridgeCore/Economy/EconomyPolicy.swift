@@ -91,6 +91,8 @@ public struct EconomyPolicy: Sendable {
         /// source's poll or report interval).
         var lastObservationAt: Double?
         var observationGap: Double?
+        /// The latest gaps between observations, newest last (at most `EconomySettings.endSeenGaps`).
+        var recentGaps: [Double] = []
         /// When the source last stated a finish of its own.
         var sourceFinishAt: Double?
         /// When the card's text last changed within one phase (a download joining a session, a
@@ -191,6 +193,8 @@ public struct EconomyPolicy: Sendable {
             let gap = truth.time - last
             memory.observationGap = PaceEstimate.smooth(
                 memory.observationGap, gap, weight: settings.observationGapWeight)
+            memory.recentGaps.append(gap)
+            if memory.recentGaps.count > settings.endSeenGaps { memory.recentGaps.removeFirst() }
         }
         memory.lastObservationAt = max(memory.lastObservationAt ?? truth.time, truth.time)
         // A pause is not a slowdown: its flat stretch is cut out of the pace when the job resumes
@@ -693,7 +697,7 @@ public struct EconomyPolicy: Sendable {
                     // from a job ending by then): every second aimed past that is lag behind the
                     // truth, and a fast download's last 16 s after a stall were corrected at nearly
                     // every poll when the glide was aimed `deadlineLead` later still.
-                    var arrival = (finish + (memory.observationGap ?? settings.deadlineLead)).rounded(.up)
+                    var arrival = endSeen(finish, memory: memory).rounded(.up)
                     if rationed {
                         // Under a monthly budget the tail runs at least `liveWindowLeads` re-anchor
                         // leads: a shorter one falls due for its own deadline re-anchor at once (a
@@ -903,8 +907,16 @@ public struct EconomyPolicy: Sendable {
             return true
         }
         guard let finish = finish(truth, memory: memory, at: now) else { return false }
-        let seen = finish + (memory.observationGap ?? 0)
+        let seen = endSeen(finish, memory: memory)
         return seen <= endDate && seen > endDate - settings.deadlineLead
+    }
+
+    /// When a job finishing at `finish` is seen to end: with the source's next observation, up to
+    /// the longest of its recent gaps later (`endSeenGaps`); `deadlineLead` later before the
+    /// source's interval is known.
+    func endSeen(_ finish: Double, memory: Memory) -> Double {
+        guard let gap = memory.observationGap else { return finish + settings.deadlineLead }
+        return finish + max(gap, memory.recentGaps.max() ?? 0)
     }
 
     /// When a heartbeat is due before the service's `stale_ttl` runs out.

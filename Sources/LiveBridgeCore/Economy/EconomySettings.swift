@@ -152,6 +152,12 @@ public struct EconomySettings: Sendable, Hashable {
     /// The smoothed time between observations (the source's poll interval) takes each new gap in
     /// with this weight.
     public var observationGapWeight: Double = 0.3
+    /// A job's end is seen up to the longest of the source's last this many gaps between
+    /// observations after its finish (`EconomyPolicy.onTrack`), not the smoothed gap: sensors read
+    /// in turn (a washer's progress and remaining time, 10 s and 40 s apart) average 25 s, and an
+    /// end read as due 25 s after the finish left the bar fallen back to its pushed progress for
+    /// the 15 s until the reading that showed it.
+    public var endSeenGaps: Int = 4
     /// A fixed finish time (a timer) is pushed unchanged; if the job still runs this long after
     /// it, the bar is frozen at the truth.
     public var fixedFinishGrace: Double = 10
