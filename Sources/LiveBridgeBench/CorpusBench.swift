@@ -17,7 +17,8 @@ struct EconomyInvariants: Sendable, Hashable {
     /// ahead of the latest count: the percentage going down while the job did not (a bar ahead
     /// of the count is corrected down to it, and may lean a little past it) — or a bar ahead of
     /// the count to more than ε below it, further than it was above: a correction that leaves
-    /// the bar further from the count than it found it.
+    /// the bar further from the count than it found it; or a glide whose `end_date` passed before
+    /// the next push, falling back more than ε below the count (`fellBack`).
     var backwards = 0
     /// Where each violation happened (push time, what), for `--explain`.
     var events: [Event] = []
@@ -63,6 +64,24 @@ struct EconomyInvariants: Sendable, Hashable {
         return (1 - last.progress) / pace
     }
 
+    /// A glide whose `end_date` passed before the next push (`before`) while the latest count was
+    /// more than ε above its pushed progress: the bar fell back to that progress with nothing
+    /// pushed (PushWard reference §12), the percentage going down while the job did not.
+    static func fellBack(
+        _ anchor: DisplayAnchor?, before time: Double, updates: [ActivityUpdate], settings: EconomySettings
+    )
+        -> Event?
+    {
+        guard let anchor, anchor.live, let endDate = anchor.endDate, endDate > anchor.time, endDate < time,
+            let count = updates.last(where: { ($0.observedAt ?? .infinity) <= endDate })?.progress,
+            count - anchor.progress > settings.maxDisplayError
+        else { return nil }
+        return Event(
+            time: endDate,
+            what: "bar fell back to \(BenchReport.fixed(100 * anchor.progress, 1)) % when end_date passed, count "
+                + "\(BenchReport.fixed(100 * count, 1)) %, next push \(BenchReport.fixed(time - endDate, 1)) s later")
+    }
+
     /// Checks one job's pushes against its observations.
     static func check(
         pushes: [EconomySimulation.Push], updates: [ActivityUpdate], truth: JobTruth, settings: EconomySettings
@@ -78,6 +97,10 @@ struct EconomyInvariants: Sendable, Hashable {
             let frame = push.frame
             defer {
                 if frame.kind != .end, let anchor = frame.displayAnchor(at: push.time) { shown = anchor }
+            }
+            if let fallback = fellBack(shown, before: push.time, updates: sorted, settings: settings) {
+                result.backwards += 1
+                result.events.append(fallback)
             }
             if let previousTime, push.time - previousTime < settings.coalesceWindow - 1e-9 {
                 result.coalescing += 1

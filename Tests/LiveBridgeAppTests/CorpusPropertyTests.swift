@@ -130,7 +130,30 @@ struct CorpusPropertyTests {
     }
 
     @Test(
-        "a push never moves a bar that is not ahead of the count back, nor one ahead of it to more than ε below it, on every family, the slow-server recordings and a repair's opening burst"
+        "a glide whose end_date passes before the next push, with the count more than ε above its pushed progress, is counted as a bar going back"
+    )
+    func fallBackCounted() throws {
+        let settings = EconomySettings()
+        let start = ReplayCommand.base
+        // Readings every 10 s at 0.5 % a second; a glide pushed at 20 % that ends at 100 s.
+        let updates = stride(from: 0.0, through: 200, by: 10).map { t in
+            ActivityUpdate(
+                slug: "job", name: "Job", phase: .active, content: GenericContent(state: "Downloading"),
+                progress: min(1, 0.005 * t), eta: nil, observedAt: start + t)
+        }
+        let glide = DisplayAnchor(progress: 0.2, time: start + 40, endDate: start + 100, live: true)
+        let event = try #require(
+            EconomyInvariants.fellBack(glide, before: start + 120, updates: updates, settings: settings))
+        #expect(event.time == start + 100)
+        // Re-anchored before its end_date, or pushed within ε of the count it falls back below: no fall.
+        #expect(EconomyInvariants.fellBack(glide, before: start + 99, updates: updates, settings: settings) == nil)
+        var near = glide
+        near.progress = 0.48
+        #expect(EconomyInvariants.fellBack(near, before: start + 120, updates: updates, settings: settings) == nil)
+    }
+
+    @Test(
+        "a push never moves a bar that is not ahead of the count back, nor one ahead of it to more than ε below it, and no glide falls back below the count when its end_date passes, on every family, the slow-server recordings and a repair's opening burst"
     )
     func barNeverBackwards() throws {
         let settings = EconomySettings()
