@@ -153,10 +153,10 @@ public struct EconomySettings: Sendable, Hashable {
     /// with this weight.
     public var observationGapWeight: Double = 0.3
     /// A job's end is seen up to the longest of the source's last this many gaps between
-    /// observations after its finish (`EconomyPolicy.onTrack`), not the smoothed gap: sensors read
-    /// in turn (a washer's progress and remaining time, 10 s and 40 s apart) average 25 s, and an
-    /// end read as due 25 s after the finish left the bar fallen back to its pushed progress for
-    /// the 15 s until the reading that showed it.
+    /// observations after its finish (`EconomyPolicy.endSeen`: whether it is on track, where a
+    /// tail aims), not the smoothed gap: sensors read in turn (a washer's progress and remaining
+    /// time, 10 s and 40 s apart) average 25 s, and an end read as due that soon left a sampled
+    /// washer's bar fallen back to its pushed progress for the 9 s until the reading that showed it.
     public var endSeenGaps: Int = 4
     /// A fixed finish time (a timer) is pushed unchanged; if the job still runs this long after
     /// it, the bar is frozen at the truth.
