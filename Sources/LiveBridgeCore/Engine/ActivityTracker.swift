@@ -667,7 +667,7 @@ public struct ActivityTracker: Sendable {
     /// (the one before a held frame; nil: the tracker's latest).
     private mutating func refreshed(_ frame: ActivityFrame, shown: DisplayAnchor?, at now: Double) -> ActivityFrame? {
         guard lifecycle == .running, frame.sequence == sequence, frame.kind == .update || frame.kind == .seed,
-            lastPhaseKind == "active" || lastPhaseKind == "paused", now - frame.time >= policy.settings.refreshAge
+            lastPhaseKind == "active" || lastPhaseKind == "paused", now - frame.time >= settings.refreshAge
         else { return nil }
         let (fields, newAnchor, _) = anchorFields(
             paused: lastPhaseKind == "paused", current: shown ?? anchor, at: now)
