@@ -413,6 +413,16 @@ struct TrackerTests {
         return tracker
     }
 
+    /// A tracker that has handled every update of `job`, each frame delivered as it was decided,
+    /// and those frames.
+    func delivering(_ job: Trajectory) -> (ActivityTracker, [ActivityFrame]) {
+        var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
+        var frames: [ActivityFrame] = []
+        for update in job.updates { frames += tracker.handle(update, at: update.observedAt!) }
+        for frame in frames { tracker.acknowledge(frame, appliedAt: frame.time) }
+        return (tracker, frames)
+    }
+
     /// `tracker` as a restarted bridge loads it: its snapshot written as JSON and read back.
     func restarted(_ tracker: ActivityTracker) throws -> ActivityTracker {
         let snapshot = JSONWriter.string(tracker.snapshot)
@@ -491,10 +501,7 @@ struct TrackerTests {
         var job = Trajectory()
         job.run(rate: 1.0 / 120, for: 105)
         job.run(rate: 1.0 / 120, for: 6, state: "Verifying")
-        var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
-        var frames: [ActivityFrame] = []
-        for update in job.updates { frames += tracker.handle(update, at: update.observedAt!) }
-        for frame in frames { tracker.acknowledge(frame, appliedAt: frame.time) }
+        let (tracker, frames) = delivering(job)
         #expect(frames.last?.content["state"]?.stringValue == "Verifying")
         let anchor = try #require(tracker.anchor)
         #expect(1 - anchor.progress > settings.maxDisplayError, "pushed at \(anchor.progress)")
@@ -518,10 +525,7 @@ struct TrackerTests {
         // A 20-minute job at a steady speed: its glide's end_date lies past the finish (the pad).
         var job = Trajectory()
         job.run(rate: 1.0 / 1200, for: 600)
-        var tracker = ActivityTracker(slug: "job", model: .interpolating, settings: settings)
-        var frames: [ActivityFrame] = []
-        for update in job.updates { frames += tracker.handle(update, at: update.observedAt!) }
-        for frame in frames { tracker.acknowledge(frame, appliedAt: frame.time) }
+        var (tracker, _) = delivering(job)
         let before = try #require(tracker.anchor)
         let endDate = try #require(before.endDate)
         let last = try #require(job.updates.last?.progress)
