@@ -458,7 +458,7 @@ struct TrackerTests {
         var job = Trajectory()
         job.run(rate: 1.0 / 3600, for: 600)
         var members = try #require(tracking(job).snapshot.objectValue)
-        for key in ["staleTTL", "lastPushAt", "endDue", "startedAt", "lifecycleStartedAt"] {
+        for key in ["staleTTL", "lastPushAt", "endDue", "startedAt", "lifecycleStartedAt", "observationGap"] {
             members[key] = .number(1e300)
         }
         members["sequence"] = .int(Int64.max)
@@ -469,6 +469,14 @@ struct TrackerTests {
                 snapshot: try JSONParser.parse(JSONWriter.string(.object(members))), model: .interpolating,
                 settings: settings))
         #expect(restored.currentStaleTTL == 0 && restored.truth?.finish == nil)
+        #expect(restored.observationGap == nil)
+        // A gap of no length or less reads as missing too.
+        members["observationGap"] = .number(-5)
+        let negative = try #require(
+            ActivityTracker(
+                snapshot: try JSONParser.parse(JSONWriter.string(.object(members))), model: .interpolating,
+                settings: settings))
+        #expect(negative.observationGap == nil)
         job.updates = []
         job.run(rate: 1.0 / 60, for: 30)
         var frames: [ActivityFrame] = []
