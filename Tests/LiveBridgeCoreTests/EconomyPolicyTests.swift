@@ -982,6 +982,23 @@ struct ShortTailTests {
     }
 
     @Test(
+        "a count read at its whole before the source says the job is done (a print's file read to its end) finished then: on track when its end, seen a poll later, comes by end_date, not when end_date passes first or the end would come well before it"
+    )
+    func completeCountIsOnTrack() throws {
+        let policy = EconomyPolicy(settings: EconomySettings(), model: .interpolating)
+        // A count moving 1 % every 2 s, read every 2 s, at 100 % at 200 s.
+        let (memory, truth) = LeanBoundTests.memory(policy, step: 0.01, stepTime: 2, poll: 2, until: 200, resolution: 0)
+        #expect(truth.progress == 1)
+        #expect(policy.finish(truth, memory: memory, at: truth.time) == nil)
+        func anchor(ending endDate: Double) -> DisplayAnchor {
+            DisplayAnchor(progress: 0.4, time: truth.time - 120, endDate: endDate, live: true)
+        }
+        #expect(policy.onTrack(anchor(ending: truth.time + 2), truth: truth, memory: memory, at: truth.time))
+        #expect(!policy.onTrack(anchor(ending: truth.time + 1), truth: truth, memory: memory, at: truth.time))
+        #expect(!policy.onTrack(anchor(ending: truth.time + 60), truth: truth, memory: memory, at: truth.time))
+    }
+
+    @Test(
         "a glide to a fixed finish is re-anchored fixedFinishGrace after its end_date, also when it was aimed past the finish (under a spent budget); a glide to an estimate deadlineLead before"
     )
     func fixedFinishDeadline() throws {

@@ -897,7 +897,8 @@ public struct EconomyPolicy: Sendable {
     /// An end estimated earlier than that keeps the re-anchor where it is: a job that ends as
     /// estimated never reaches it, and one that does not (its source fell silent after saying it
     /// was nearly done, or its last reading came long before the end and the end came later) gets
-    /// it instead of a bar that falls back to its pushed progress when `end_date` passes.
+    /// it instead of a bar that falls back to its pushed progress when `end_date` passes. A count
+    /// at its whole finished when it read so: nothing is left to estimate.
     public func onTrack(
         _ anchor: DisplayAnchor?, truth: TruthSample, memory: Memory, budget: BudgetPressure = .none, at now: Double
     ) -> Bool {
@@ -906,7 +907,12 @@ public struct EconomyPolicy: Sendable {
         if let count = truth.progress, 1 - anchor.progress <= epsilon, abs(anchor.progress - count) <= epsilon {
             return true
         }
-        guard let finish = finish(truth, memory: memory, at: now) else { return false }
+        // A count at its whole (a print's file read to its end before the printer says it is
+        // done) finished when it read so: its end is seen a poll or so later.
+        let complete = truth.progress.map { $0 >= 1 } ?? false
+        guard let finish = complete ? truth.progressTime : finish(truth, memory: memory, at: now) else {
+            return false
+        }
         let seen = endSeen(finish, memory: memory)
         return seen <= endDate && seen > endDate - settings.deadlineLead
     }
