@@ -243,6 +243,25 @@ enum Corpus {
             // change of speed instead of at the next one.
             slowSpeedChange(seed, base: base, stretched: true)
         },
+        TrajectoryFamily(
+            name: "opening-burst",
+            summary: "download whose first answer counts 5–20 % at once (articles missing on the server), "
+                + "then a steady speed; polls 1–30 s, 5–90 min, counted in articles",
+            kind: .download
+        ) {
+            seed, base in
+            // A repair job's missing articles fail at once and count as done: the first answer
+            // after the start jumps, the speed meter never saw those bytes, and the rest of the
+            // job downloads at the server's speed.
+            var r = SeededRandom(seed: seed)
+            let seconds = r.uniform(300...5400)
+            let interval = r.uniform(1...30).rounded()
+            let bytes = slowPollArticle / r.uniform(0.003...0.03)
+            let opening = bytes * r.uniform(0.05...0.2)
+            return download(
+                &r, bytes: bytes, regimes: [((bytes - opening) / seconds, nil)], interval: interval,
+                step: slowPollArticle, opening: opening, base: base)
+        },
     ]
 
     /// A slowly polled download whose server slows down (×0.4–×0.7) or speeds up (×1.5–×2.5) once,
@@ -289,12 +308,15 @@ enum Corpus {
     /// the queue's bytes over a total that may grow, moving in article-sized steps when `step` is
     /// set, SABnzbd's speed meter (the mean of the last `meter` seconds, 10 on a live server, so it
     /// lags and decays) and its
-    /// `timeleft` from it, paused stretches (a queue pause), and post-processing in the history
-    /// before the job completes there.
+    /// `timeleft` from it, paused stretches (a queue pause), `opening` bytes counted done by the
+    /// second answer that says the job downloads, without passing the meter (articles missing on
+    /// the server),
+    /// and post-processing in the history before the job completes there.
     static func download(
         _ r: inout SeededRandom, bytes: Double, regimes: [(Double, Double?)], interval explicitInterval: Double? = nil,
         growth: [(at: Double, bytes: Double)] = [], pauses: [(at: Double, seconds: Double)] = [], step: Double = 0,
-        arrivals: [Double]? = nil, postProcessing explicitPost: Double? = nil, meter: Double = 10, base: Double
+        arrivals: [Double]? = nil, postProcessing explicitPost: Double? = nil, meter: Double = 10, opening: Double = 0,
+        base: Double
     ) -> [ActivityUpdate] {
         let interval = explicitInterval ?? r.uniform(1...5).rounded()
         let postProcessing = explicitPost ?? r.uniform(10...180)
@@ -310,6 +332,7 @@ enum Corpus {
         var pendingPauses = pauses
         var pausedUntil: Double?
         var downloadTime = 0.0
+        var openingLeft = opening
         var observations: [SABnzbdObservation] = []
         let id = "SABnzbd_nzo_corpus"
         let name = "Corpus.Job"
@@ -345,6 +368,13 @@ enum Corpus {
             if let next = pendingGrowth.first, reported / total >= next.at {
                 pendingGrowth.removeFirst()
                 total += next.bytes
+            }
+            if openingLeft > 0, t >= 2 * interval - 1e-9 {
+                // Bytes counted done without passing the speed meter (`opening`), between the
+                // first answer that says the job downloads and the next.
+                done = min(total, done + openingLeft)
+                openingLeft = 0
+                reported = step > 0 && done < total ? (done / step).rounded(.down) * step : done
             }
             answer(paused: false, speed: recent.isEmpty ? 0 : recent.reduce(0, +) / Double(recent.count))
             wobble = 0.8 * wobble + r.uniform(-0.08...0.08)

@@ -50,13 +50,22 @@ struct EconomyInvariants: Sendable, Hashable {
     static let recentPaceMinimum = 30.0
 
     /// The remaining time the observations up to `time` support: what is left at the pace of
-    /// the last `recentPaceWindow` (since the last card change); nil while that pace spans under `recentPaceMinimum` or
+    /// the last `recentPaceWindow` (since the last card change, and from the job's first advance
+    /// on); nil while that pace spans under `recentPaceMinimum` or
     /// the job did not move (a stall supports no countdown, judged by the 24 h rule alone).
     static func supportedRemaining(_ truth: JobTruth, at time: Double) -> Double? {
         // A card change (a job joining a session, a phase) starts a new stretch: the pace before
         // it is in other units.
         let since = max(time - recentPaceWindow, truth.changes.last { $0 <= time } ?? -.infinity)
-        let recent = truth.samples.filter { $0.time <= time && $0.time >= since }
+        var recent = truth.samples.filter { $0.time <= time && $0.time >= since }
+        // The job's first advance is what the source counted before the job moved at its speed
+        // (a repair's missing articles counted at once), not its pace: from the start the pace
+        // is measured from that advance on.
+        if let start = truth.samples.first, recent.first?.time == start.time,
+            let moved = recent.firstIndex(where: { $0.progress > start.progress })
+        {
+            recent.removeFirst(moved)
+        }
         guard let first = recent.first, let last = recent.last, last.time - first.time >= recentPaceMinimum,
             last.progress > first.progress
         else { return nil }

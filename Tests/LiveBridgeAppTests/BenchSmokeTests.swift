@@ -15,7 +15,7 @@ struct BenchSmokeTests {
     static let recordings = Checkout.file("bench/recordings").path
 
     /// The CPU seconds `--quick` may take: twice what it takes here, about 10 s since the corpus
-    /// has 21 families and the month three draws (the corpus and the month about 3.3 s each), so a
+    /// has 22 families and the month three draws (the corpus and the month about 3.3 s each), so a
     /// run that doubles is caught and a noisy machine is not (at 10 s it was stopped in one run of
     /// three).
     static let cpuLimit = 20

@@ -52,6 +52,44 @@ struct PaceEstimateTests {
         #expect(short.rate(at: 11.5, settings) == nil)
     }
 
+    /// A count read every `poll` seconds from 0 at rest: `opening` from the first reading after the
+    /// start on, on top of `rate` per second counted in steps of `step`.
+    static func opening(_ opening: Double, rate: Double, step: Double, poll: Double, readings: Int) -> PaceEstimate {
+        var pace = PaceEstimate()
+        for index in 0...readings {
+            let t = Double(index) * poll
+            let moved = rate * t
+            let count = index == 0 ? 0 : opening + (moved / step).rounded(.down) * step
+            pace.add(progress: count, at: t, window: 10_000, settings: EconomySettings())
+        }
+        return pace
+    }
+
+    @Test(
+        "a first advance from rest far above the advances after it (a repair job's missing articles counted at once) is the start's burst, not the pace; a staircase's first step landing early in its first poll, or an even start, is the pace"
+    )
+    func openingBurst() throws {
+        let settings = EconomySettings()
+        // 10.8 % at the first reading 30 s in, then an article of 0.82 % every 90 s.
+        let burst = Self.opening(0.108, rate: 0.0082 / 90, step: 0.0082, poll: 30, readings: 12)
+        #expect(burst.openingBurst(settings))
+        let rate = try #require(burst.rate(at: 360, settings))
+        #expect(abs(rate - 0.0082 / 90) < 0.2 * 0.0082 / 90, "\(rate)")
+        // Nor its step: the count's articles, not the burst.
+        let step = try #require(burst.step)
+        #expect(abs(step - 0.0082) < 1e-9, "\(step)")
+        // The same count with no burst, its first article landing by the first reading (a third
+        // of the usual wait): that advance ran three times the pace, but it is one article.
+        let staircase = Self.opening(0.0082, rate: 0.0082 / 90, step: 0.0082, poll: 30, readings: 12)
+        #expect(!staircase.openingBurst(settings))
+        // A download moving at every poll from its start.
+        let even = Self.opening(0, rate: 0.01 / 3, step: 0.0001, poll: 3, readings: 12)
+        #expect(!even.openingBurst(settings))
+        // Known only from the third advance on: one advance after the burst says nothing yet.
+        let early = Self.opening(0.108, rate: 0.0082 / 90, step: 0.0082, poll: 30, readings: 3)
+        #expect(!early.openingBurst(settings))
+    }
+
     @Test("three advances a sensor's half minute apart are three of its gaps, whatever its timestamps' milliseconds")
     func gapCountJitter() throws {
         // Reported 30.02, 30.00 and 29.98 s apart: 90.00 s in all, against a smoothed gap a few

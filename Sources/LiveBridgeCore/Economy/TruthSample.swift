@@ -114,7 +114,10 @@ public struct PaceEstimate: Sendable, Hashable {
             return false
         }
         let advance = progress - last.progress
-        self.step = Self.smooth(self.step, advance, weight: settings.paceSmoothing)
+        // The first advance from the job's first report at rest stands in until the second: it
+        // may be the start's burst (`openingBurst`), no step of the count.
+        let provisional = startsAtRest && corners.count == 2
+        self.step = Self.smooth(provisional ? nil : self.step, advance, weight: settings.paceSmoothing)
         var step = time - last.time
         // The wait as it was: a count that waits a minute between its bursts learns that rhythm
         // from its first such wait, and its next ones are no stall; a real stall makes the source
@@ -235,18 +238,41 @@ public struct PaceEstimate: Sendable, Hashable {
     /// overdue the pace is at most what it would be if that advance came now, so a slowdown shows
     /// before the source reports it.
     func rate(at now: Double, _ settings: EconomySettings) -> Double? {
-        guard corners.count >= 2, let first = corners.first, let last = corners.last else { return nil }
+        guard corners.count >= 2, var first = corners.first, let last = corners.last else { return nil }
+        var count = corners.count
+        if openingBurst(settings) { first = corners[1]; count -= 1 }
         let span = last.time - first.time
         let minimum = confirmed ? 0 : (settings.paceMinimumGaps - settings.gapCountJitter) * (gap ?? 0)
         guard span >= max(settings.paceMinimumSpan, minimum) else { return nil }
         let advanced = last.progress - first.progress
         let measured = advanced / span
-        let usualGap = max(longGap ?? 0, span / Double(corners.count - 1))
+        let usualGap = max(longGap ?? 0, span / Double(count - 1))
         if now - last.time > usualGap {
-            let step = advanced / Double(corners.count - 1)
+            let step = advanced / Double(count - 1)
             return min(measured, (advanced + step) / (now - first.time))
         }
         return measured
+    }
+
+    /// True while the corners start at the job's first report at rest and its first advance ran
+    /// faster than the advances after it by more than a change of speed (`paceChangeFactor`, and
+    /// more than the count's unevenness explains), and was larger than they are by as much: that
+    /// advance is the start's burst (a repair job's missing articles, counted as done at once),
+    /// not its pace.
+    func openingBurst(_ settings: EconomySettings) -> Bool {
+        guard startsAtRest, corners.count >= 4 else { return false }
+        let opening = (corners[1].progress - corners[0].progress) / max(1e-9, corners[1].time - corners[0].time)
+        let after =
+            (corners[corners.count - 1].progress - corners[1].progress)
+            / max(1e-9, corners[corners.count - 1].time - corners[1].time)
+        guard after > 0 else { return false }
+        let error = (irregularity(settings) ?? 0) * (1 + 1 / Double(corners.count - 2)).squareRoot()
+        let factor = max(settings.paceChangeFactor, 1 + settings.paceChangeConfidence * error)
+        // By its size too: a staircase's first step lands anywhere within the first poll, and
+        // read over that poll alone it runs fast by chance.
+        let size = corners[1].progress - corners[0].progress
+        let usual = (corners[corners.count - 1].progress - corners[1].progress) / Double(corners.count - 2)
+        return opening > factor * after && size > factor * usual
     }
 
     /// The rate between the last two advances (the predictive check's fallback before the pace is
