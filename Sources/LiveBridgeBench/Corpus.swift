@@ -245,14 +245,14 @@ enum Corpus {
         },
         TrajectoryFamily(
             name: "opening-burst",
-            summary: "download whose first answer counts 5–20 % at once (articles missing on the server), "
+            summary: "download whose second answer jumps 5–20 % (articles missing on the server, counted at once), "
                 + "then a steady speed; polls 1–30 s, 5–90 min, counted in articles",
             kind: .download
         ) {
             seed, base in
-            // A repair job's missing articles fail at once and count as done: the first answer
-            // after the start jumps, the speed meter never saw those bytes, and the rest of the
-            // job downloads at the server's speed.
+            // A repair job's missing articles fail at once and count as done: the answer after
+            // the first that says the job downloads jumps, the speed meter never saw those bytes,
+            // and the rest of the job downloads at the server's speed.
             var r = SeededRandom(seed: seed)
             let seconds = r.uniform(300...5400)
             let interval = r.uniform(1...30).rounded()
@@ -310,8 +310,7 @@ enum Corpus {
     /// lags and decays) and its
     /// `timeleft` from it, paused stretches (a queue pause), `opening` bytes counted done by the
     /// second answer that says the job downloads, without passing the meter (articles missing on
-    /// the server),
-    /// and post-processing in the history before the job completes there.
+    /// the server), and post-processing in the history before the job completes there.
     static func download(
         _ r: inout SeededRandom, bytes: Double, regimes: [(Double, Double?)], interval explicitInterval: Double? = nil,
         growth: [(at: Double, bytes: Double)] = [], pauses: [(at: Double, seconds: Double)] = [], step: Double = 0,
