@@ -260,19 +260,19 @@ public struct PaceEstimate: Sendable, Hashable {
     /// advance is the start's burst (a repair job's missing articles, counted as done at once),
     /// not its pace.
     func openingBurst(_ settings: EconomySettings) -> Bool {
-        guard startsAtRest, corners.count >= 4 else { return false }
-        let opening = (corners[1].progress - corners[0].progress) / max(1e-9, corners[1].time - corners[0].time)
-        let after =
-            (corners[corners.count - 1].progress - corners[1].progress)
-            / max(1e-9, corners[corners.count - 1].time - corners[1].time)
+        guard startsAtRest, corners.count >= 4, let last = corners.last else { return false }
+        let (start, first) = (corners[0], corners[1])
+        let size = first.progress - start.progress
+        let rest = last.progress - first.progress
+        let opening = size / max(1e-9, first.time - start.time)
+        let after = rest / max(1e-9, last.time - first.time)
         guard after > 0 else { return false }
-        let error = (irregularity(settings) ?? 0) * (1 + 1 / Double(corners.count - 2)).squareRoot()
+        let advancesAfter = Double(corners.count - 2)
+        let error = (irregularity(settings) ?? 0) * (1 + 1 / advancesAfter).squareRoot()
         let factor = max(settings.paceChangeFactor, 1 + settings.paceChangeConfidence * error)
         // By its size too: a staircase's first step lands anywhere within the first poll, and
         // read over that poll alone it runs fast by chance.
-        let size = corners[1].progress - corners[0].progress
-        let usual = (corners[corners.count - 1].progress - corners[1].progress) / Double(corners.count - 2)
-        return opening > factor * after && size > factor * usual
+        return opening > factor * after && size > factor * rest / advancesAfter
     }
 
     /// The rate between the last two advances (the predictive check's fallback before the pace is
