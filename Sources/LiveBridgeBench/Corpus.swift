@@ -335,6 +335,10 @@ enum Corpus {
         var observations: [SABnzbdObservation] = []
         let id = "SABnzbd_nzo_corpus"
         let name = "Corpus.Job"
+        // What the queue reports of `bytes` downloaded: whole articles of `step`, all of them at the end.
+        func counted(_ bytes: Double) -> Double {
+            step > 0 && bytes < total ? (bytes / step).rounded(.down) * step : bytes
+        }
         func answer(paused: Bool, speed: Double) {
             let left = max(0, total - reported)
             let timeLeft = speed > 1000 && !paused ? SABnzbdClock.text(left / speed) : "0:00:00"
@@ -373,7 +377,7 @@ enum Corpus {
                 // first answer that says the job downloads and the next.
                 done = min(total, done + openingLeft)
                 openingLeft = 0
-                reported = step > 0 && done < total ? (done / step).rounded(.down) * step : done
+                reported = counted(done)
             }
             answer(paused: false, speed: recent.isEmpty ? 0 : recent.reduce(0, +) / Double(recent.count))
             wobble = 0.8 * wobble + r.uniform(-0.08...0.08)
@@ -384,7 +388,7 @@ enum Corpus {
                 // the bytes stream in).
                 reported = min(total, step * Double(arrivals.prefix { $0 <= t + interval }.count))
             } else {
-                reported = step > 0 && done < total ? (done / step).rounded(.down) * step : done
+                reported = counted(done)
             }
             // The meter's last `meter` seconds; a poll further apart than that still reads the
             // latest speed.
